@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softhca hardware interface ("PRM"): every layout the driver, the device
+ * model and the user-space provider share. Documentation/hardware-interface.rst
+ * explains the rules behind them.
+ *
+ * All multi-byte fields are little endian. The header is included from the
+ * kernel (C) and from the provider (C++), so it holds only layouts,
+ * constants and small pure encode/decode helpers on CPU-order values.
+ */
+#ifndef SOFTHCA_PRM_H
+#define SOFTHCA_PRM_H
+
+#include <linux/types.h>
+
+#ifdef __cplusplus
+#define SOFTHCA_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define SOFTHCA_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+#define SOFTHCA_ASSERT_SIZE(type, size) \
+	SOFTHCA_STATIC_ASSERT(sizeof(type) == (size), #type " has the wrong size")
+
+#define SOFTHCA_DEVICE_MAGIC		0x53484341u	/* "SHCA" */
+#define SOFTHCA_IF_VERSION		0x00010000u	/* major 1, minor 0 */
+#define SOFTHCA_VENDOR_ID		0x005348	/* "SH"; not an assigned OUI */
+#define SOFTHCA_PART_ID			0x5ca1
+
+/* ------------------------------------------------------------------------
+ * Register page (4 KiB, the first page of the device's BAR)
+ */
+enum softhca_reg {
+	SOFTHCA_REG_MAGIC		= 0x000, /* RO SOFTHCA_DEVICE_MAGIC */
+	SOFTHCA_REG_VERSION		= 0x004, /* RO SOFTHCA_IF_VERSION */
+	SOFTHCA_REG_STATUS		= 0x008, /* RO softhca_status bits */
+	SOFTHCA_REG_CMDQ_CAPS		= 0x00c, /* RO softhca_cmdq_caps fields */
+	SOFTHCA_REG_CTRL		= 0x010, /* RW softhca_ctrl bits (doorbell) */
+	SOFTHCA_REG_CMDQ_ADDR_LO	= 0x018, /* RW command queue DMA address */
+	SOFTHCA_REG_CMDQ_ADDR_HI	= 0x01c,
+	SOFTHCA_REG_CMDQ_LOG_SIZE	= 0x020, /* RW log2 of the queue's entries */
+	SOFTHCA_REG_CMD_DB		= 0x024, /* WO slot bitmap (doorbell) */
+	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
+};
+
+#define SOFTHCA_REG_PAGE_SIZE		4096
+#define SOFTHCA_MAX_EQS			64
+#define SOFTHCA_REG_EQ_DB(eqn)		(SOFTHCA_REG_EQ_DB_BASE + 8 * (eqn))
+
+enum softhca_status_bits {
+	SOFTHCA_STATUS_READY		= 1u << 0, /* command queue enabled */
+	SOFTHCA_STATUS_FATAL		= 1u << 1, /* device failed; see syndrome */
+	SOFTHCA_STATUS_SYNDROME_SHIFT	= 8,
+	SOFTHCA_STATUS_SYNDROME_MASK	= 0xffu << 8,
+};
+
+enum softhca_ctrl_bits {
+	SOFTHCA_CTRL_ENABLE		= 1u << 0, /* start the command queue */
+};
+
+/* SOFTHCA_REG_CMDQ_CAPS */
+#define SOFTHCA_CMDQ_CAPS_LOG_MAX_SIZE(v)	((v) & 0xff)
+#define SOFTHCA_CMDQ_CAPS_NUM_VECTORS(v)	(((v) >> 8) & 0xff)
+
+/* EQ doorbell: consumer index in bits 0-23, ARM in bit 31 */
+#define SOFTHCA_EQ_DB_CI_MASK		0x00ffffffu
+#define SOFTHCA_EQ_DB_ARM		0x80000000u
+
+static inline __u32 softhca_eq_db(__u32 ci, int arm)
+{
+	return (ci & SOFTHCA_EQ_DB_CI_MASK) | (arm ? SOFTHCA_EQ_DB_ARM : 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Command queue: 2^log_size entries of 64 bytes in host DMA memory. The
+ * driver fills an entry, hands it over with CTRL_OWNER_HW and writes the
+ * slot's bit to SOFTHCA_REG_CMD_DB. The device executes it, writes output,
+ * status and syndrome, and clears CTRL_OWNER_HW. With CTRL_EVENT set it also
+ * writes a SOFTHCA_EQE_CMD_DONE on the async EQ (events mode).
+ */
+enum softhca_cmd_ctrl {
+	SOFTHCA_CMD_CTRL_OWNER_HW	= 1u << 0,
+	SOFTHCA_CMD_CTRL_EVENT		= 1u << 1,
+};
+
+struct softhca_cmd_entry {
+	__le16 opcode;
+	__le16 op_mod;
+	__le32 in_len;		/* bytes at in_addr */
+	__le64 in_addr;		/* DMA address of the input mailbox */
+	__le64 out_addr;	/* DMA address of the output mailbox */
+	__le32 out_len;		/* room at out_addr */
+	__le32 token;		/* echoed in the completion EQE */
+	__le32 syndrome;	/* device: which check failed */
+	__le32 out_written;	/* device: bytes written at out_addr */
+	__u8 status;		/* device: softhca_cmd_status */
+	__u8 rsvd0[2];
+	__u8 ctrl;		/* softhca_cmd_ctrl */
+	__u8 rsvd1[20];
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_cmd_entry, 64);
+
+#define SOFTHCA_CMD_MAILBOX_MAX		4096
+
+enum softhca_cmd_opcode {
+	SOFTHCA_CMD_QUERY_CAPS		= 0x0100,
+	SOFTHCA_CMD_ALLOC_PD		= 0x0200,
+	SOFTHCA_CMD_DEALLOC_PD		= 0x0201,
+	SOFTHCA_CMD_ALLOC_UAR		= 0x0210,
+	SOFTHCA_CMD_DEALLOC_UAR		= 0x0211,
+	SOFTHCA_CMD_CREATE_EQ		= 0x0300,
+	SOFTHCA_CMD_DESTROY_EQ		= 0x0301,
+	SOFTHCA_CMD_QUERY_EQ		= 0x0302,
+	SOFTHCA_CMD_CREATE_CQ		= 0x0400,
+	SOFTHCA_CMD_DESTROY_CQ		= 0x0401,
+	SOFTHCA_CMD_QUERY_CQ		= 0x0402,
+	SOFTHCA_CMD_MODIFY_CQ		= 0x0403,
+	SOFTHCA_CMD_CREATE_MKEY		= 0x0500,
+	SOFTHCA_CMD_DESTROY_MKEY	= 0x0501,
+	SOFTHCA_CMD_QUERY_MKEY		= 0x0502,
+	SOFTHCA_CMD_CREATE_QP		= 0x0600,
+	SOFTHCA_CMD_DESTROY_QP		= 0x0601,
+	SOFTHCA_CMD_QUERY_QP		= 0x0602,
+	SOFTHCA_CMD_MODIFY_QP		= 0x0603,
+	SOFTHCA_CMD_CREATE_SRQ		= 0x0700,
+	SOFTHCA_CMD_DESTROY_SRQ		= 0x0701,
+	SOFTHCA_CMD_QUERY_SRQ		= 0x0702,
+	SOFTHCA_CMD_MODIFY_SRQ		= 0x0703,
+	SOFTHCA_CMD_SET_GID		= 0x0800,
+};
+
+enum softhca_cmd_status {
+	SOFTHCA_CMD_STAT_OK		= 0x00,
+	SOFTHCA_CMD_STAT_BAD_OPCODE	= 0x01, /* opcode not implemented */
+	SOFTHCA_CMD_STAT_BAD_PARAM	= 0x02, /* a field is out of range */
+	SOFTHCA_CMD_STAT_BAD_STATE	= 0x03, /* object state forbids it */
+	SOFTHCA_CMD_STAT_BAD_RESOURCE	= 0x04, /* no object with that number */
+	SOFTHCA_CMD_STAT_RESOURCE_BUSY	= 0x05, /* object still in use */
+	SOFTHCA_CMD_STAT_EXCEED_LIM	= 0x06, /* device resources exhausted */
+	SOFTHCA_CMD_STAT_BAD_INPUT_LEN	= 0x07,
+	SOFTHCA_CMD_STAT_BAD_OUTPUT_LEN	= 0x08,
+	SOFTHCA_CMD_STAT_DMA_ERROR	= 0x09, /* an address failed its check */
+	SOFTHCA_CMD_STAT_INTERNAL_ERR	= 0x0a,
+	SOFTHCA_CMD_STAT_MAX		= SOFTHCA_CMD_STAT_INTERNAL_ERR,
+};
+
+/* ------------------------------------------------------------------------
+ * PAS: how a command describes a buffer in host memory. The buffer is cut
+ * into nblocks blocks of 2^log_block_size bytes; the PAS list holds the DMA
+ * address of each block (block aligned). The list itself lives in 4 KiB
+ * list pages: each page holds SOFTHCA_PAS_PER_PAGE entries, except that a
+ * page followed by another one uses its last slot for the next page's DMA
+ * address (as NVMe PRP lists do).
+ */
+#define SOFTHCA_PAS_PAGE_SIZE		4096
+#define SOFTHCA_PAS_PER_PAGE		(SOFTHCA_PAS_PAGE_SIZE / 8)
+#define SOFTHCA_MIN_LOG_BLOCK		12
+#define SOFTHCA_MAX_LOG_BLOCK		30
+
+struct softhca_pas {
+	__le64 list_addr;	/* DMA address of the first list page */
+	__le32 nblocks;
+	__u8 log_block_size;
+	__u8 page_offset;	/* queues: start offset in block/64 units */
+	__u8 rsvd[2];
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_pas, 16);
+
+/* Number of list pages needed for n entries. */
+static inline __u32 softhca_pas_list_pages(__u32 n)
+{
+	if (n <= SOFTHCA_PAS_PER_PAGE)
+		return 1;
+	return 1 + (n - SOFTHCA_PAS_PER_PAGE + SOFTHCA_PAS_PER_PAGE - 2) /
+		   (SOFTHCA_PAS_PER_PAGE - 1);
+}
+
+/* Queue buffers start page_offset * (block / 64) bytes into block 0. */
+#define SOFTHCA_PAGE_OFFSET_QUANTA	64
+
+/* ------------------------------------------------------------------------
+ * QUERY_CAPS: no input; the output is struct softhca_caps.
+ */
+enum softhca_dev_cap_flags {
+	SOFTHCA_CAP_RC			= 1u << 0,
+	SOFTHCA_CAP_UC			= 1u << 1,
+	SOFTHCA_CAP_UD			= 1u << 2,
+	SOFTHCA_CAP_SRQ			= 1u << 3,
+	SOFTHCA_CAP_ATOMIC		= 1u << 4,
+	SOFTHCA_CAP_CMD_EVENTS		= 1u << 5,
+};
+
+struct softhca_caps {
+	__le64 fw_version;		/* major << 32 | minor << 16 | sub */
+	__le64 node_guid;
+	__le64 sys_image_guid;
+	__le64 max_mr_size;
+	__le64 page_size_cap;		/* bitmap of supported block sizes */
+	__le32 vendor_id;
+	__le32 vendor_part_id;
+	__le32 hw_version;
+	__le32 cap_flags;		/* softhca_dev_cap_flags */
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_sge;
+	__le32 max_sge_rd;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 max_qp_rd_atom;
+	__le32 max_qp_init_rd_atom;
+	__le32 max_inline_data;
+	__le32 max_uar;
+	__le32 max_eq;
+	__le32 max_comp_vectors;	/* completion EQs the device can run */
+	__le32 log_max_eq_size;
+	__le32 max_msg_size;
+	__le32 max_mtu;			/* bytes */
+	__le32 gid_table_len;
+	__le32 local_ca_ack_delay;
+	__le32 cqe_size;		/* bytes */
+	__le32 dbrec_align;		/* bytes */
+	__le32 max_ah;
+	__le32 rsvd[25];
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_caps, 256);
+
+/* ------------------------------------------------------------------------
+ * PD and UAR
+ */
+struct softhca_alloc_out {		/* ALLOC_PD, ALLOC_UAR */
+	__le32 num;			/* pdn or UAR index */
+	__le32 rsvd;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_alloc_out, 8);
+
+struct softhca_obj_in {			/* every DESTROY/DEALLOC/QUERY */
+	__le32 num;
+	__le32 rsvd;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_obj_in, 8);
+
+/*
+ * UAR page (4 KiB, one per user context, mapped into the process). The
+ * device cannot see plain stores, so a UAR carries state both ways:
+ *   engine_state  written by the device: SOFTHCA_ENGINE_IDLE when its engine
+ *                 sleeps; a poster that sees it after writing a doorbell
+ *                 record makes one wake-up call.
+ *   cq_db         the last CQ arm doorbell (arm word << 32 | cqn).
+ */
+enum softhca_uar_offsets {
+	SOFTHCA_UAR_ENGINE_STATE	= 0x000,
+	SOFTHCA_UAR_CQ_DB		= 0x040,
+	SOFTHCA_UAR_SQ_DB		= 0x080,
+};
+
+enum softhca_engine_state {
+	SOFTHCA_ENGINE_RUNNING		= 0,
+	SOFTHCA_ENGINE_IDLE		= 1,
+};
+
+/* ------------------------------------------------------------------------
+ * EQs: 2^log_size entries of 16 bytes. The device writes entry pi with
+ * owner = (pi >> log_size) & 1; the buffer starts with every owner bit set,
+ * so an entry is new when its owner bit equals (ci >> log_size) & 1.
+ */
+enum softhca_eq_type {
+	SOFTHCA_EQ_ASYNC		= 0,
+	SOFTHCA_EQ_COMP			= 1,
+};
+
+struct softhca_eq_ctx {
+	__u8 log_size;
+	__u8 type;			/* softhca_eq_type */
+	__le16 vector;			/* interrupt line */
+	__le32 rsvd;
+	struct softhca_pas pas;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_eq_ctx, 24);
+
+struct softhca_eq_query_out {
+	struct softhca_eq_ctx ctx;
+	__le32 pi;			/* producer index */
+	__le32 ci;			/* last consumer index written */
+	__le32 armed;
+	__le32 rsvd;
+};
+
+enum softhca_eqe_type {
+	SOFTHCA_EQE_COMP		= 0x01, /* obj: cqn */
+	SOFTHCA_EQE_CMD_DONE		= 0x02, /* obj: slot, data0: token */
+	SOFTHCA_EQE_CQ_ERROR		= 0x03, /* obj: cqn, data0: syndrome */
+	SOFTHCA_EQE_QP_FATAL		= 0x04, /* obj: qpn, data0: syndrome */
+	SOFTHCA_EQE_QP_LAST_WQE		= 0x05, /* obj: qpn */
+	SOFTHCA_EQE_QP_COMM_EST		= 0x06, /* obj: qpn */
+	SOFTHCA_EQE_QP_REQ_ERR		= 0x07, /* obj: qpn */
+	SOFTHCA_EQE_QP_ACCESS_ERR	= 0x08, /* obj: qpn */
+	SOFTHCA_EQE_SQ_DRAINED		= 0x09, /* obj: qpn */
+	SOFTHCA_EQE_SRQ_LIMIT		= 0x0a, /* obj: srqn */
+	SOFTHCA_EQE_PORT_CHANGE		= 0x0b, /* obj: port, data0: state */
+};
+
+enum softhca_cq_syndrome {
+	SOFTHCA_CQ_SYND_OVERRUN		= 0x01,
+	SOFTHCA_CQ_SYND_DMA		= 0x02,
+};
+
+struct softhca_eqe {
+	__u8 type;			/* softhca_eqe_type */
+	__u8 rsvd[2];
+	__u8 owner;			/* bit 0 */
+	__le32 obj;
+	__le32 data0;
+	__le32 data1;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_eqe, 16);
+
+#define SOFTHCA_EQE_OWNER		0x01
+
+/* Owner bit the device writes at producer index pi of a 2^log_size ring. */
+static inline __u8 softhca_ring_owner(__u32 index, __u32 log_size)
+{
+	return (index >> log_size) & 1;
+}
+
+/* Is the entry carrying owner bit 'owner' new for consumer index ci? */
+static inline int softhca_ring_entry_valid(__u8 owner, __u32 ci,
+					   __u32 log_size)
+{
+	return (owner & 1) == softhca_ring_owner(ci, log_size);
+}
+
+/* ------------------------------------------------------------------------
+ * CQs: 2^log_size CQEs of 64 bytes, same owner rule as EQs (the owner bit
+ * is bit 0 of op_own). Doorbell record: struct softhca_cq_dbrec.
+ */
+#define SOFTHCA_CQE_SIZE		64
+#define SOFTHCA_LOG_CQE_SIZE		6
+
+struct softhca_cq_ctx {
+	__u8 log_size;
+	__u8 log_cqe_size;
+	__u8 rsvd0[2];
+	__le32 eqn;			/* completion EQ */
+	__le32 uar;			/* UAR index */
+	__le32 flags;
+	__le64 dbrec_addr;		/* DMA address of softhca_cq_dbrec */
+	struct softhca_pas pas;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_ctx, 40);
+
+struct softhca_create_out {		/* CREATE_EQ/CQ/MKEY/QP/SRQ */
+	__le32 num;			/* eqn, cqn, mkey, qpn, srqn */
+	__le32 rsvd;
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_create_out, 8);
+
+struct softhca_cq_query_out {
+	struct softhca_cq_ctx ctx;
+	__le32 pi;			/* CQEs written so far */
+	__le32 ci;			/* consumer index read from the dbrec */
+	__le32 arm_sn_fired;		/* sn of the last event, or ~0 */
+	__le32 state;			/* 0 ok, 1 error */
+};
+
+struct softhca_cq_dbrec {
+	__le32 ci;			/* consumer index, written by software */
+	__le32 arm;			/* arm word, softhca_cq_arm() */
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_dbrec, 8);
+
+/*
+ * CQ arm word: consumer index in bits 0-23, SOLICITED in bit 24, REQUEST in
+ * bit 25, sequence number in bits 28-29. The device raises one completion
+ * event per sequence number: when it writes a CQE (a solicited or error CQE
+ * for SOLICITED), REQUEST is set and sn differs from the last event's.
+ */
+#define SOFTHCA_CQ_ARM_CI_MASK		0x00ffffffu
+#define SOFTHCA_CQ_ARM_SOLICITED	(1u << 24)
+#define SOFTHCA_CQ_ARM_REQUEST		(1u << 25)
+#define SOFTHCA_CQ_ARM_SN_SHIFT		28
+#define SOFTHCA_CQ_ARM_SN_MASK		0x3u
+
+static inline __u32 softhca_cq_arm(__u32 sn, int solicited, __u32 ci)
+{
+	return ((sn & SOFTHCA_CQ_ARM_SN_MASK) << SOFTHCA_CQ_ARM_SN_SHIFT) |
+	       SOFTHCA_CQ_ARM_REQUEST |
+	       (solicited ? SOFTHCA_CQ_ARM_SOLICITED : 0) |
+	       (ci & SOFTHCA_CQ_ARM_CI_MASK);
+}
+
+static inline __u32 softhca_cq_arm_sn(__u32 arm)
+{
+	return (arm >> SOFTHCA_CQ_ARM_SN_SHIFT) & SOFTHCA_CQ_ARM_SN_MASK;
+}
+
+/* UAR CQ doorbell: arm word in the high half, cqn in the low half. */
+static inline __u64 softhca_cq_db(__u32 arm, __u32 cqn)
+{
+	return ((__u64)arm << 32) | cqn;
+}
+
+/* ------------------------------------------------------------------------
+ * MKEYs (memory regions). lkey = rkey = index << 8 | key byte.
+ */
+enum softhca_mkey_access {
+	SOFTHCA_ACCESS_LOCAL_WRITE	= 1u << 0,
+	SOFTHCA_ACCESS_REMOTE_WRITE	= 1u << 1,
+	SOFTHCA_ACCESS_REMOTE_READ	= 1u << 2,
+	SOFTHCA_ACCESS_REMOTE_ATOMIC	= 1u << 3,
+};
+
+struct softhca_mkey_ctx {
+	__le32 pdn;
+	__le32 access;			/* softhca_mkey_access */
+	__le64 iova;			/* address the first byte is known by */
+	__le64 length;
+	struct softhca_pas pas;		/* iova's offset within block 0 is
+					 * iova mod block size */
+};
+SOFTHCA_ASSERT_SIZE(struct softhca_mkey_ctx, 40);
+
+struct softhca_mkey_query_out {
+	struct softhca_mkey_ctx ctx;
+	__le32 mkey;
+	__le32 rsvd;
+};
+
+#define SOFTHCA_MKEY_INDEX(key)		((key) >> 8)
+#define SOFTHCA_MKEY_VARIANT(key)	((key) & 0xff)
+
+#endif /* SOFTHCA_PRM_H */

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: what this silicon can do, reported by QUERY_CAPS.
+ * The driver takes every device attribute from here.
+ */
+#include <linux/etherdevice.h>
+#include <linux/sizes.h>
+
+#include "hw.h"
+
+#define SOFTHCA_FW_MAJOR	1
+#define SOFTHCA_FW_MINOR	0
+#define SOFTHCA_FW_SUB		0
+
+/* EUI-64 from the port's MAC, as a NIC's EEPROM would carry it. */
+static u64 softhca_hw_guid(const u8 *mac)
+{
+	u8 eui[8] = {
+		mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5],
+	};
+
+	return be64_to_cpu(*(__be64 *)eui);
+}
+
+void softhca_hw_caps_fill(const struct softhca_hw *hw,
+			  struct softhca_caps *caps)
+{
+	u64 guid = softhca_hw_guid(hw->mac);
+
+	memset(caps, 0, sizeof(*caps));
+	caps->fw_version = cpu_to_le64((u64)SOFTHCA_FW_MAJOR << 32 |
+				       SOFTHCA_FW_MINOR << 16 | SOFTHCA_FW_SUB);
+	caps->node_guid = cpu_to_le64(guid);
+	caps->sys_image_guid = cpu_to_le64(guid);
+	caps->max_mr_size = cpu_to_le64(1ULL << 40);
+	/* The MTT takes the CPU's page sizes: 4 KiB, 2 MiB and 1 GiB. */
+	caps->page_size_cap = cpu_to_le64(SZ_4K | SZ_2M | SZ_1G);
+	caps->vendor_id = cpu_to_le32(SOFTHCA_VENDOR_ID);
+	caps->vendor_part_id = cpu_to_le32(SOFTHCA_PART_ID);
+	caps->hw_version = cpu_to_le32(1);
+	caps->cap_flags = cpu_to_le32(SOFTHCA_CAP_RC | SOFTHCA_CAP_UC |
+				      SOFTHCA_CAP_CMD_EVENTS);
+	caps->max_qp = cpu_to_le32(1 << 16);
+	caps->max_qp_wr = cpu_to_le32(1 << 15);
+	caps->max_sge = cpu_to_le32(16);
+	caps->max_sge_rd = cpu_to_le32(16);
+	caps->max_cq = cpu_to_le32(1 << 16);
+	caps->max_cqe = cpu_to_le32((1 << 22) - 1);
+	caps->max_mr = cpu_to_le32(1 << 20);
+	caps->max_pd = cpu_to_le32(1 << 16);
+	caps->max_srq = cpu_to_le32(1 << 14);
+	caps->max_srq_wr = cpu_to_le32(1 << 15);
+	caps->max_srq_sge = cpu_to_le32(16);
+	caps->max_qp_rd_atom = cpu_to_le32(16);
+	caps->max_qp_init_rd_atom = cpu_to_le32(16);
+	caps->max_inline_data = cpu_to_le32(256);
+	caps->max_uar = cpu_to_le32(1 << 12);
+	caps->max_eq = cpu_to_le32(SOFTHCA_MAX_EQS);
+	caps->max_comp_vectors = cpu_to_le32(32);
+	caps->log_max_eq_size = cpu_to_le32(16);
+	caps->max_msg_size = cpu_to_le32(1U << 31);
+	caps->max_mtu = cpu_to_le32(4096);
+	caps->gid_table_len = cpu_to_le32(64);
+	caps->local_ca_ack_delay = cpu_to_le32(15);
+	caps->cqe_size = cpu_to_le32(SOFTHCA_CQE_SIZE);
+	caps->dbrec_align = cpu_to_le32(8);
+	caps->max_ah = cpu_to_le32(1 << 16);
+}
+
+u8 softhca_hw_cmd_query_caps(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c)
+{
+	softhca_hw_caps_fill(hw, c->out);
+	return SOFTHCA_CMD_STAT_OK;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: the command processor. It fetches rung entries from
+ * the command queue in host memory, reads the input mailbox, runs the
+ * command, writes the output mailbox and hands the entry back to the driver.
+ */
+#include <linux/slab.h>
+
+#include "hw.h"
+
+struct softhca_hw_cmd_desc {
+	u16 opcode;
+	u16 in_size;
+	u16 out_size;
+	u8 (*exec)(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
+};
+
+static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
+	{ SOFTHCA_CMD_QUERY_CAPS, 0, sizeof(struct softhca_caps),
+	  softhca_hw_cmd_query_caps },
+};
+
+static const struct softhca_hw_cmd_desc *softhca_hw_cmd_find(u16 opcode)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(softhca_hw_cmds); i++)
+		if (softhca_hw_cmds[i].opcode == opcode)
+			return &softhca_hw_cmds[i];
+	return NULL;
+}
+
+/* Run one command whose mailboxes have been fetched into @c. */
+static u8 softhca_hw_cmd_run(struct softhca_hw *hw, u16 opcode,
+			     struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_hw_cmd_desc *d = softhca_hw_cmd_find(opcode);
+	u32 room = c->out_len;
+	u8 status;
+
+	c->out_len = 0;
+	if (!d) {
+		c->syndrome = SOFTHCA_SYND_OPCODE;
+		return SOFTHCA_CMD_STAT_BAD_OPCODE;
+	}
+	if (c->in_len != d->in_size) {
+		c->syndrome = SOFTHCA_SYND_IN_LEN;
+		return SOFTHCA_CMD_STAT_BAD_INPUT_LEN;
+	}
+	if (room < d->out_size) {
+		c->syndrome = SOFTHCA_SYND_OUT_LEN;
+		return SOFTHCA_CMD_STAT_BAD_OUTPUT_LEN;
+	}
+	memset(c->out, 0, d->out_size);
+	mutex_lock(&hw->cmd_mutex);
+	status = d->exec(hw, c);
+	mutex_unlock(&hw->cmd_mutex);
+	if (status == SOFTHCA_CMD_STAT_OK)
+		c->out_len = d->out_size;
+	return status;
+}
+
+static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
+				     void *in, void *out)
+{
+	u64 addr = hw->cmdq_dma + slot * sizeof(struct softhca_cmd_entry);
+	struct softhca_hw_cmd_ctx c = { .in = in, .out = out };
+	struct softhca_cmd_entry e;
+	u64 in_addr, out_addr;
+	u8 ctrl, status;
+
+	if (softhca_hw_dma_read(hw, addr, &e, sizeof(e)))
+		return;
+	if (!(e.ctrl & SOFTHCA_CMD_CTRL_OWNER_HW))
+		return;	/* rung, but not handed over: nothing to do */
+
+	c.in_len = le32_to_cpu(e.in_len);
+	c.out_len = le32_to_cpu(e.out_len);
+	in_addr = le64_to_cpu(e.in_addr);
+	out_addr = le64_to_cpu(e.out_addr);
+
+	if (c.in_len > SOFTHCA_CMD_MAILBOX_MAX) {
+		status = SOFTHCA_CMD_STAT_BAD_INPUT_LEN;
+		c.syndrome = SOFTHCA_SYND_IN_LEN;
+		c.out_len = 0;
+	} else if (c.out_len > SOFTHCA_CMD_MAILBOX_MAX) {
+		status = SOFTHCA_CMD_STAT_BAD_OUTPUT_LEN;
+		c.syndrome = SOFTHCA_SYND_OUT_LEN;
+		c.out_len = 0;
+	} else if (c.in_len && softhca_hw_dma_read(hw, in_addr, in, c.in_len)) {
+		status = SOFTHCA_CMD_STAT_DMA_ERROR;
+		c.syndrome = SOFTHCA_SYND_MAILBOX_DMA;
+		c.out_len = 0;
+	} else {
+		status = softhca_hw_cmd_run(hw, le16_to_cpu(e.opcode), &c);
+		if (c.out_len &&
+		    softhca_hw_dma_write(hw, out_addr, out, c.out_len)) {
+			status = SOFTHCA_CMD_STAT_DMA_ERROR;
+			c.syndrome = SOFTHCA_SYND_MAILBOX_DMA;
+			c.out_len = 0;
+		}
+	}
+
+	e.status = status;
+	e.syndrome = cpu_to_le32(c.syndrome);
+	e.out_written = cpu_to_le32(c.out_len);
+	if (softhca_hw_dma_write(hw, addr, &e, sizeof(e)))
+		return;
+	/* The result must be visible before the entry changes hands. */
+	wmb();
+	ctrl = e.ctrl & ~SOFTHCA_CMD_CTRL_OWNER_HW;
+	softhca_hw_dma_write(hw, addr + offsetof(struct softhca_cmd_entry, ctrl),
+			     &ctrl, 1);
+}
+
+static void softhca_hw_cmd_work(struct work_struct *work)
+{
+	struct softhca_hw *hw = container_of(work, struct softhca_hw, cmd_work);
+	unsigned long pending;
+	unsigned int slot;
+	void *in, *out;
+
+	in = kmalloc(SOFTHCA_CMD_MAILBOX_MAX, GFP_KERNEL);
+	out = kmalloc(SOFTHCA_CMD_MAILBOX_MAX, GFP_KERNEL);
+	if (!in || !out) {
+		/* try again later; the doorbell bits stay pending */
+		kfree(in);
+		kfree(out);
+		queue_work(hw->wq, &hw->cmd_work);
+		return;
+	}
+
+	while ((pending = atomic_long_xchg(&hw->cmd_pending, 0))) {
+		for_each_set_bit(slot, &pending, 1u << hw->cmdq_log_size) {
+			if (!READ_ONCE(hw->cmdq_enabled))
+				break;
+			softhca_hw_cmd_exec_slot(hw, slot, in, out);
+		}
+	}
+	kfree(in);
+	kfree(out);
+}
+
+void softhca_hw_cmd_doorbell(struct softhca_hw *hw, u32 slots)
+{
+	if (!READ_ONCE(hw->cmdq_enabled))
+		return;
+	if (hw->cmdq_log_size < 5)
+		slots &= BIT(BIT(hw->cmdq_log_size)) - 1;
+	if (!slots)
+		return;
+	atomic_long_or(slots, &hw->cmd_pending);
+	queue_work(hw->wq, &hw->cmd_work);
+}
+
+/* CTRL.ENABLE written: take the queue address and size, or stop. */
+void softhca_hw_cmd_enable(struct softhca_hw *hw, bool enable)
+{
+	u32 log_max = SOFTHCA_CMDQ_CAPS_LOG_MAX_SIZE(softhca_hw_read32(hw,
+						     SOFTHCA_REG_CMDQ_CAPS));
+	u32 status = softhca_hw_read32(hw, SOFTHCA_REG_STATUS);
+	__le32 *status_reg = hw->regs + SOFTHCA_REG_STATUS;
+	struct softhca_cmd_entry probe;
+	u64 addr;
+	u32 log;
+
+	if (!enable) {
+		WRITE_ONCE(hw->cmdq_enabled, false);
+		flush_work(&hw->cmd_work);
+		atomic_long_set(&hw->cmd_pending, 0);
+		status &= ~SOFTHCA_STATUS_READY;
+		WRITE_ONCE(*status_reg, cpu_to_le32(status));
+		return;
+	}
+
+	addr = softhca_hw_read32(hw, SOFTHCA_REG_CMDQ_ADDR_LO) |
+	       (u64)softhca_hw_read32(hw, SOFTHCA_REG_CMDQ_ADDR_HI) << 32;
+	log = softhca_hw_read32(hw, SOFTHCA_REG_CMDQ_LOG_SIZE);
+	/* the queue must be naturally aligned, fit the caps and be memory */
+	if (log > log_max || !addr ||
+	    addr & ((sizeof(probe) << log) - 1) ||
+	    softhca_hw_dma_read(hw, addr, &probe, sizeof(probe))) {
+		status |= SOFTHCA_STATUS_FATAL;
+		WRITE_ONCE(*status_reg, cpu_to_le32(status));
+		return;
+	}
+	hw->cmdq_dma = addr;
+	hw->cmdq_log_size = log;
+	WRITE_ONCE(hw->cmdq_enabled, true);
+	status = (status & ~SOFTHCA_STATUS_FATAL) | SOFTHCA_STATUS_READY;
+	WRITE_ONCE(*status_reg, cpu_to_le32(status));
+}
+
+void softhca_hw_cmd_init(struct softhca_hw *hw)
+{
+	INIT_WORK(&hw->cmd_work, softhca_hw_cmd_work);
+	mutex_init(&hw->cmd_mutex);
+}

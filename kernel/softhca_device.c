@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca driver: bringing a card up as an ib_device and taking it down.
+ * softhca_probe() does what a PCI probe does for a real HCA: enable the
+ * command queue, read the capabilities and register with ib_core; the
+ * core calls softhca_dealloc_driver() when the device is unregistered.
+ */
+#include <linux/module.h>
+
+#include "../include/softhca_abi.h"
+#include "softhca.h"
+
+static LIST_HEAD(softhca_dev_list);
+static DEFINE_MUTEX(softhca_dev_lock);
+
+static void softhca_dealloc_driver(struct ib_device *ibdev)
+{
+	struct softhca_dev *dev = to_sdev(ibdev);
+
+	mutex_lock(&softhca_dev_lock);
+	list_del(&dev->list);
+	mutex_unlock(&softhca_dev_lock);
+
+	softhca_cmd_cleanup(dev);
+	softhca_hw_unplug(dev->hw);
+	netdev_put(dev->ndev, &dev->ndev_tracker);
+}
+
+static const struct ib_device_ops softhca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SOFTHCA_UVERBS_ABI_VERSION,
+
+	.alloc_ucontext = softhca_alloc_ucontext,
+	.dealloc_driver = softhca_dealloc_driver,
+	.dealloc_ucontext = softhca_dealloc_ucontext,
+	.get_dev_fw_str = softhca_get_dev_fw_str,
+	.get_link_layer = softhca_get_link_layer,
+	.get_port_immutable = softhca_get_port_immutable,
+	.query_device = softhca_query_device,
+	.query_pkey = softhca_query_pkey,
+	.query_port = softhca_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, softhca_ucontext, ibuc),
+};
+
+/* Find the device bound to @ndev; the caller holds softhca_dev_lock. */
+static struct softhca_dev *__softhca_find_by_netdev(struct net_device *ndev)
+{
+	struct softhca_dev *dev;
+
+	list_for_each_entry(dev, &softhca_dev_list, list)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+static bool softhca_port_up(struct softhca_dev *dev)
+{
+	return netif_running(dev->ndev) && netif_carrier_ok(dev->ndev);
+}
+
+static void softhca_unregister_work(struct work_struct *work)
+{
+	struct softhca_dev *dev =
+		container_of(work, struct softhca_dev, unregister_work);
+
+	ib_unregister_device_and_put(&dev->ibdev);
+}
+
+/* The netdev is going away: unregister its device (asynchronously). */
+void softhca_netdev_gone(struct net_device *ndev)
+{
+	struct softhca_dev *dev;
+
+	mutex_lock(&softhca_dev_lock);
+	dev = __softhca_find_by_netdev(ndev);
+	if (dev && ib_device_try_get(&dev->ibdev)) {
+		if (!queue_work(softhca_wq, &dev->unregister_work))
+			ib_device_put(&dev->ibdev);
+	}
+	mutex_unlock(&softhca_dev_lock);
+}
+
+/*
+ * The netdev's link changed (called under RTNL): tell ib_core when the port
+ * state did.
+ */
+void softhca_netdev_changed(struct net_device *ndev)
+{
+	struct softhca_dev *dev;
+	struct ib_event ev;
+
+	mutex_lock(&softhca_dev_lock);
+	dev = __softhca_find_by_netdev(ndev);
+	if (dev && ib_device_try_get(&dev->ibdev)) {
+		ev.device = &dev->ibdev;
+		ev.element.port_num = SOFTHCA_PORT;
+		ev.event = softhca_port_up(dev) ? IB_EVENT_PORT_ACTIVE :
+						  IB_EVENT_PORT_ERR;
+		if (ev.event != dev->last_port_event) {
+			dev->last_port_event = ev.event;
+			ib_dispatch_event(&ev);
+		}
+		ib_device_put(&dev->ibdev);
+	}
+	mutex_unlock(&softhca_dev_lock);
+}
+
+/* Unregister every device (module unload); returns when all are gone. */
+void softhca_remove_all(void)
+{
+	struct softhca_dev *dev, *found;
+
+	for (;;) {
+		found = NULL;
+		mutex_lock(&softhca_dev_lock);
+		list_for_each_entry(dev, &softhca_dev_list, list) {
+			if (ib_device_try_get(&dev->ibdev)) {
+				found = dev;
+				break;
+			}
+		}
+		dev = list_first_entry_or_null(&softhca_dev_list,
+					       struct softhca_dev, list);
+		mutex_unlock(&softhca_dev_lock);
+		if (found)
+			ib_unregister_device_and_put(&found->ibdev);
+		else if (dev)	/* only ones our work is unregistering */
+			flush_workqueue(softhca_wq);
+		else
+			break;
+	}
+}
+
+static int softhca_init_hw(struct softhca_dev *dev)
+{
+	int ret;
+
+	ret = softhca_cmd_init(dev);
+	if (ret) {
+		ibdev_err(&dev->ibdev, "command queue failed to start (%d)\n",
+			  ret);
+		return ret;
+	}
+	ret = softhca_query_caps(dev);
+	if (ret) {
+		ibdev_err(&dev->ibdev, "QUERY_CAPS failed (%d)\n", ret);
+		softhca_cmd_cleanup(dev);
+	}
+	return ret;
+}
+
+static void softhca_init_ibdev(struct softhca_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = cpu_to_be64(dev->caps.node_guid);
+	strscpy(ibdev->node_desc, "softhca", sizeof(ibdev->node_desc));
+	ibdev->dev.parent = softhca_hw_device(dev->hw);
+	ibdev->local_dma_lkey = 0;
+	ib_set_device_ops(ibdev, &softhca_dev_ops);
+}
+
+/**
+ * softhca_probe - plug a card behind @ndev and register it as @name
+ * @name: the ib_device name from "rdma link add"
+ * @ndev: the Ethernet port of the card
+ *
+ * Return: 0, or -EEXIST if @ndev already has a softhca device or @name is
+ * taken, or the error of the step that failed.
+ */
+int softhca_probe(const char *name, struct net_device *ndev)
+{
+	struct ib_device *other;
+	struct softhca_dev *dev;
+	struct softhca_hw *hw;
+	int ret;
+
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_debug("%s: device name %s is taken\n", SOFTHCA_DRV_NAME, name);
+		return -EEXIST;
+	}
+
+	hw = softhca_hw_plug(ndev->dev_addr);
+	if (IS_ERR(hw))
+		return PTR_ERR(hw);
+
+	dev = ib_alloc_device(softhca_dev, ibdev);
+	if (!dev) {
+		ret = -ENOMEM;
+		goto err_unplug;
+	}
+	dev->hw = hw;
+	INIT_WORK(&dev->unregister_work, softhca_unregister_work);
+
+	ret = softhca_init_hw(dev);
+	if (ret)
+		goto err_dealloc;
+
+	mutex_lock(&softhca_dev_lock);
+	if (__softhca_find_by_netdev(ndev)) {
+		mutex_unlock(&softhca_dev_lock);
+		pr_debug("%s: %s already has a softhca device\n",
+			 SOFTHCA_DRV_NAME, netdev_name(ndev));
+		ret = -EEXIST;
+		goto err_hw;
+	}
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	dev->last_port_event = softhca_port_up(dev) ? IB_EVENT_PORT_ACTIVE :
+						       IB_EVENT_PORT_ERR;
+	list_add_tail(&dev->list, &softhca_dev_list);
+	mutex_unlock(&softhca_dev_lock);
+
+	/* From here on softhca_dealloc_driver() undoes everything. */
+	softhca_init_ibdev(dev);
+	ret = ib_device_set_netdev(&dev->ibdev, ndev, SOFTHCA_PORT);
+	if (ret)
+		goto err_registered_dealloc;
+	ret = ib_register_device(&dev->ibdev, name,
+				 softhca_hw_device(dev->hw));
+	if (ret == -ENFILE)
+		ret = -EEXIST;	/* the name was taken meanwhile */
+	if (ret)
+		goto err_registered_dealloc;
+
+	/* The netdev may have started going away while we registered. */
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		ib_unregister_device(&dev->ibdev);
+		return -ENODEV;
+	}
+	return 0;
+
+err_registered_dealloc:
+	pr_debug("%s: registering %s failed (%d)\n", SOFTHCA_DRV_NAME, name,
+		 ret);
+	ib_dealloc_device(&dev->ibdev);
+	return ret;
+
+err_hw:
+	softhca_cmd_cleanup(dev);
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
+err_unplug:
+	softhca_hw_unplug(hw);
+	return ret;
+}

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Shared settings for every softhca script. Source it; do not execute it.
+#
+# SOFTHCA_KABI is the Debian kernel ABI name (6.1.0-<N>) whose image the
+# test VM boots and whose headers the module is built against. It defaults
+# to what bookworm's linux-image-amd64 meta package depends on; override it
+# in the environment (or on the make command line) to pin another one.
+
+SOFTHCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SOFTHCA_CACHE=${SOFTHCA_CACHE:-$SOFTHCA_TOP/.cache}
+
+softhca_default_kabi() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n 1
+}
+
+if [ -z "${SOFTHCA_KABI:-}" ]; then
+	if [ -f "$SOFTHCA_CACHE/kabi" ]; then
+		SOFTHCA_KABI=$(cat "$SOFTHCA_CACHE/kabi")
+	else
+		SOFTHCA_KABI=$(softhca_default_kabi)
+	fi
+fi
+SOFTHCA_KVER=$SOFTHCA_KABI-amd64
+SOFTHCA_KROOT=$SOFTHCA_CACHE/kernel/$SOFTHCA_KVER
+SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
+SOFTHCA_VMLINUZ=$SOFTHCA_KROOT/boot/vmlinuz-$SOFTHCA_KVER
+SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
+
+softhca_log() { printf '[softhca] %s\n' "$*" >&2; }
+softhca_die() { printf '[softhca] error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unpack Debian's linux-source-6.1 into the cache: checkpatch.pl comes from
+# it, and the KUnit kernel is built from it.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+tarball=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null || true)
+[ -n "$tarball" ] || softhca_die "linux-source-6.1 is not installed (scripts/deps.sh)"
+dst=$SOFTHCA_CACHE/linux-source-6.1
+if [ -f "$dst/.unpacked" ] && [ ! "$tarball" -nt "$dst/.unpacked" ]; then
+	exit 0
+fi
+softhca_log "unpacking $tarball"
+rm -rf "$dst"
+mkdir -p "$SOFTHCA_CACHE"
+tar -xJf "$tarball" -C "$SOFTHCA_CACHE"
+touch "$dst/.unpacked"

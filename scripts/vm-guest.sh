@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Runs inside the test VM (host userland, Debian kernel). Prepares the
+# system, loads the RDMA core modules and softhca.ko, runs the script named
+# by softhca.script= with its output in /run/softhca-out, records its exit
+# status and the kernel log, and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+out=/run/softhca-out
+arg() { sed -n "s/.*softhca\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+
+finish() {
+	echo "$1" > "$out/status"
+	dmesg > "$out/dmesg.txt"
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 10
+}
+
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /dev/pts /dev/shm /dev/hugepages
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t hugetlbfs hugetlbfs /dev/hugepages
+ip link set lo up
+ulimit -l unlimited
+ulimit -c 0
+
+top=$(arg top)
+script=$(arg script)
+cd "$top" || finish 205
+export SOFTHCA_TOP=$top SOFTHCA_OUT=$out
+
+for m in ib_core ib_uverbs rdma_ucm; do
+	modprobe $m || { echo "vm-guest: modprobe $m failed"; finish 204; }
+done
+if [ "$(arg load)" != 0 ]; then
+	insmod "$top/kernel/softhca.ko" || { echo "vm-guest: insmod softhca.ko failed"; finish 203; }
+fi
+
+echo "vm-guest: running $script"
+bash "$script"
+finish $?

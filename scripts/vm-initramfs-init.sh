@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# /init of the test VM's initramfs (busybox). Mounts the host's root file
+# system read-only over 9p under a tmpfs overlay, the Debian kernel's modules
+# and the run's output folder, then switches to the host's userland and runs
+# scripts/vm-guest.sh there.
+PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+
+fail() {
+	echo "vm-init: $*"
+	echo o > /proc/sysrq-trigger
+	sleep 10
+}
+
+for m in $(cat /modules/order); do
+	insmod /modules/$m.ko || fail "insmod $m failed"
+done
+
+opts=trans=virtio,version=9p2000.L,msize=512000
+mkdir -p /lower /rw /newroot
+mount -t 9p -o ro,cache=loose,$opts hostroot /lower || fail "cannot mount the host root"
+mount -t tmpfs -o size=2g,mode=0755 tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
+	overlay /newroot || fail "cannot mount the overlay"
+mkdir -p /newroot/lib/modules
+mount -t 9p -o ro,$opts kmods /newroot/lib/modules
+mkdir -p /newroot/run/softhca-out
+mount -t 9p -o $opts,cache=none out /newroot/run/softhca-out
+mount --move /dev /newroot/dev
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+guest=$(sed -n 's/.*softhca.guest=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
+exec switch_root /newroot /bin/bash "$guest"

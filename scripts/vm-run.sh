@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Boot the Debian test kernel under QEMU (TCG), run a guest script and return
+# its exit status.
+#
+#   vm-run.sh [-t timeout_s] [-o outdir] [-n] script.sh
+#
+# The guest sees the host's root file system read-only (9p) under a tmpfs
+# overlay, so it runs this checkout's module, provider and tools and the
+# host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
+# loaded before the script runs (-n: not softhca.ko). The script's files go
+# to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
+# Any WARNING, BUG, Oops, GPF, KASAN or lockdep report in the guest kernel
+# log fails the run.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+timeout_s=900
+out=
+load=1
+while getopts "t:o:n" o; do
+	case $o in
+	t) timeout_s=$OPTARG ;;
+	o) out=$OPTARG ;;
+	n) load=0 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || softhca_die "usage: vm-run.sh [-t s] [-o dir] [-n] script"
+script=$(realpath "$1")
+[ -f "$SOFTHCA_VMLINUZ" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
+out=${out:-$SOFTHCA_CACHE/vm/last}
+rm -rf "$out"
+mkdir -p "$out"
+out=$(realpath "$out")
+
+# The initramfs: busybox and the modules that mount the host root.
+initrd=$SOFTHCA_CACHE/vm/initramfs-$SOFTHCA_KVER.cpio
+init=$SOFTHCA_TOP/scripts/vm-initramfs-init.sh
+if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ]; then
+	r=$(mktemp -d)
+	mkdir -p "$r"/{bin,dev,proc,sys,modules}
+	cp /bin/busybox "$r/bin/"
+	for a in sh mount insmod mkdir sed switch_root cat echo; do
+		ln -s busybox "$r/bin/$a"
+	done
+	# Copy the boot modules with their dependencies, in load order.
+	order=()
+	add_mod() {
+		local path dep
+		path=$(awk -F: -v m="/$1.ko" '$1 ~ m"$" {print $1; exit}' "$SOFTHCA_MODDIR/modules.dep")
+		[ -n "$path" ] || softhca_die "module $1 not in $SOFTHCA_MODDIR"
+		for dep in $(grep "^$path:" "$SOFTHCA_MODDIR/modules.dep" | cut -d: -f2); do
+			add_mod "$(basename "$dep" .ko)"
+		done
+		[[ " ${order[*]} " == *" $1 "* ]] && return
+		order+=("$1")
+		cp "$SOFTHCA_MODDIR/$path" "$r/modules/"
+	}
+	for m in virtio_pci 9pnet_virtio 9p overlay; do add_mod "$m"; done
+	printf '%s\n' "${order[@]}" > "$r/modules/order"
+	cp "$init" "$r/init"
+	(cd "$r" && find . | cpio -o -H newc --quiet) > "$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$r"
+fi
+
+append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
+append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
+append+=" softhca.script=$script softhca.load=$load"
+set +e
+timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg \
+	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic \
+	-serial stdio -bios /usr/share/qemu/qboot.rom \
+	-kernel "$SOFTHCA_VMLINUZ" -initrd "$initrd" -append "$append" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$SOFTHCA_MODDIR/..",mount_tag=kmods,security_model=none,readonly=on \
+	-virtfs local,path="$out",mount_tag=out,security_model=none \
+	-device virtio-rng-pci </dev/null >"$out/console.log" 2>&1
+qrc=$?
+set -e
+
+status=$(cat "$out/status" 2>/dev/null || echo)
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	softhca_log "VM timed out after ${timeout_s}s (console: $out/console.log)"
+	exit 124
+fi
+if [ -z "$status" ]; then
+	softhca_log "VM ended without a status (console: $out/console.log)"
+	exit 125
+fi
+bad='WARNING:|BUG:|Oops|general protection fault|KASAN|possible circular locking|INFO: task .* blocked|lockdep|Call Trace:|UBSAN'
+log=$out/dmesg.txt
+[ -s "$log" ] || log=$out/console.log
+if grep -Eq "$bad" "$log"; then
+	softhca_log "guest kernel log has a report (see $log):"
+	grep -E "$bad" "$log" | head -n 5 >&2
+	exit 126
+fi
+exit "$status"
