@@ -12,14 +12,14 @@
 #define SOFTHCA_PRM_H
 
 #include <linux/types.h>
-
-#ifdef __cplusplus
-#define SOFTHCA_STATIC_ASSERT(c, m) static_assert(c, m)
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
 #else
-#define SOFTHCA_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#include <assert.h>
 #endif
+
 #define SOFTHCA_ASSERT_SIZE(type, size) \
-	SOFTHCA_STATIC_ASSERT(sizeof(type) == (size), #type " has the wrong size")
+	static_assert(sizeof(type) == (size), #type " has the wrong size")
 
 #define SOFTHCA_DEVICE_MAGIC		0x53484341u	/* "SHCA" */
 #define SOFTHCA_IF_VERSION		0x00010000u	/* major 1, minor 0 */
@@ -97,6 +97,7 @@ struct softhca_cmd_entry {
 	__u8 ctrl;		/* softhca_cmd_ctrl */
 	__u8 rsvd1[20];
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_cmd_entry, 64);
 
 #define SOFTHCA_CMD_MAILBOX_MAX		4096
@@ -163,6 +164,7 @@ struct softhca_pas {
 	__u8 page_offset;	/* queues: start offset in block/64 units */
 	__u8 rsvd[2];
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_pas, 16);
 
 /* Number of list pages needed for n entries. */
@@ -226,6 +228,7 @@ struct softhca_caps {
 	__le32 max_ah;
 	__le32 rsvd[25];
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_caps, 256);
 
 /* ------------------------------------------------------------------------
@@ -235,12 +238,14 @@ struct softhca_alloc_out {		/* ALLOC_PD, ALLOC_UAR */
 	__le32 num;			/* pdn or UAR index */
 	__le32 rsvd;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_alloc_out, 8);
 
 struct softhca_obj_in {			/* every DESTROY/DEALLOC/QUERY */
 	__le32 num;
 	__le32 rsvd;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_obj_in, 8);
 
 /*
@@ -279,6 +284,7 @@ struct softhca_eq_ctx {
 	__le32 rsvd;
 	struct softhca_pas pas;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_eq_ctx, 24);
 
 struct softhca_eq_query_out {
@@ -316,6 +322,7 @@ struct softhca_eqe {
 	__le32 data0;
 	__le32 data1;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_eqe, 16);
 
 #define SOFTHCA_EQE_OWNER		0x01
@@ -350,12 +357,14 @@ struct softhca_cq_ctx {
 	__le64 dbrec_addr;		/* DMA address of softhca_cq_dbrec */
 	struct softhca_pas pas;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_cq_ctx, 40);
 
 struct softhca_create_out {		/* CREATE_EQ/CQ/MKEY/QP/SRQ */
 	__le32 num;			/* eqn, cqn, mkey, qpn, srqn */
 	__le32 rsvd;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_create_out, 8);
 
 struct softhca_cq_query_out {
@@ -370,6 +379,7 @@ struct softhca_cq_dbrec {
 	__le32 ci;			/* consumer index, written by software */
 	__le32 arm;			/* arm word, softhca_cq_arm() */
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_cq_dbrec, 8);
 
 /*
@@ -379,8 +389,8 @@ SOFTHCA_ASSERT_SIZE(struct softhca_cq_dbrec, 8);
  * for SOLICITED), REQUEST is set and sn differs from the last event's.
  */
 #define SOFTHCA_CQ_ARM_CI_MASK		0x00ffffffu
-#define SOFTHCA_CQ_ARM_SOLICITED	(1u << 24)
-#define SOFTHCA_CQ_ARM_REQUEST		(1u << 25)
+#define SOFTHCA_CQ_ARM_SOLICITED	0x01000000u
+#define SOFTHCA_CQ_ARM_REQUEST		0x02000000u
 #define SOFTHCA_CQ_ARM_SN_SHIFT		28
 #define SOFTHCA_CQ_ARM_SN_MASK		0x3u
 
@@ -418,9 +428,10 @@ struct softhca_mkey_ctx {
 	__le32 access;			/* softhca_mkey_access */
 	__le64 iova;			/* address the first byte is known by */
 	__le64 length;
-	struct softhca_pas pas;		/* iova's offset within block 0 is
-					 * iova mod block size */
+	/* iova's offset within block 0 is iova mod block size */
+	struct softhca_pas pas;
 };
+
 SOFTHCA_ASSERT_SIZE(struct softhca_mkey_ctx, 40);
 
 struct softhca_mkey_query_out {

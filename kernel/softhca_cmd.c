@@ -76,8 +76,9 @@ static int softhca_cmd_wait(struct softhca_dev *dev, int slot)
 				msecs_to_jiffies(SOFTHCA_CMD_TIMEOUT_MS);
 
 	if (q->events) {
-		if (!wait_for_completion_timeout(&q->slots[slot].done,
-				msecs_to_jiffies(SOFTHCA_CMD_TIMEOUT_MS)))
+		unsigned long left = msecs_to_jiffies(SOFTHCA_CMD_TIMEOUT_MS);
+
+		if (!wait_for_completion_timeout(&q->slots[slot].done, left))
 			return -ETIMEDOUT;
 		return softhca_cmd_owned_by_hw(e) ? -EIO : 0;
 	}
@@ -133,6 +134,7 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 	dma_wmb();
 	WRITE_ONCE(e->ctrl, SOFTHCA_CMD_CTRL_OWNER_HW |
 			    (q->events ? SOFTHCA_CMD_CTRL_EVENT : 0));
+	/* ... and handed over before the doorbell write reaches the card. */
 	wmb();
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_CMD_DB, BIT(slot));
 

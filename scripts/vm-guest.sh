@@ -31,6 +31,7 @@ top=$(arg top)
 script=$(arg script)
 cd "$top" || finish 205
 export SOFTHCA_TOP=$top SOFTHCA_OUT=$out
+[ -f "$out/env" ] && . "$out/env"
 
 for m in ib_core ib_uverbs rdma_ucm; do
 	modprobe $m || { echo "vm-guest: modprobe $m failed"; finish 204; }

@@ -26,8 +26,11 @@ mount -t tmpfs -o size=2g,mode=0755 tmpfs /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 	overlay /newroot || fail "cannot mount the overlay"
-mkdir -p /newroot/lib/modules
-mount -t 9p -o ro,$opts kmods /newroot/lib/modules
+# the Debian kernel's modules, writable (so "make install" works in the VM)
+mkdir -p /kmods /rw/kupper /rw/kwork /newroot/lib/modules
+mount -t 9p -o ro,cache=loose,$opts kmods /kmods
+mount -t overlay -o lowerdir=/kmods,upperdir=/rw/kupper,workdir=/rw/kwork \
+	overlay /newroot/lib/modules || fail "cannot mount the modules"
 mkdir -p /newroot/run/softhca-out
 mount -t 9p -o $opts,cache=none out /newroot/run/softhca-out
 mount --move /dev /newroot/dev

@@ -3,12 +3,13 @@
 # Boot the Debian test kernel under QEMU (TCG), run a guest script and return
 # its exit status.
 #
-#   vm-run.sh [-t timeout_s] [-o outdir] [-n] script.sh
+#   vm-run.sh [-t timeout_s] [-o outdir] [-n] [-v] [-e NAME=VALUE]... script.sh
 #
 # The guest sees the host's root file system read-only (9p) under a tmpfs
 # overlay, so it runs this checkout's module, provider and tools and the
 # host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
-# loaded before the script runs (-n: not softhca.ko). The script's files go
+# loaded before the script runs (-n: not softhca.ko); -e exports a variable
+# to it; -v also shows the console. The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
 # Any WARNING, BUG, Oops, GPF, KASAN or lockdep report in the guest kernel
 # log fails the run.
@@ -18,11 +19,15 @@ set -euo pipefail
 timeout_s=900
 out=
 load=1
-while getopts "t:o:n" o; do
+envs=()
+verbose=0
+while getopts "t:o:ne:v" o; do
 	case $o in
 	t) timeout_s=$OPTARG ;;
 	o) out=$OPTARG ;;
 	n) load=0 ;;
+	e) envs+=("$OPTARG") ;;
+	v) verbose=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -34,6 +39,9 @@ out=${out:-$SOFTHCA_CACHE/vm/last}
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
+for e in "${envs[@]}"; do
+	printf 'export %q\n' "$e"
+done > "$out/env"
 
 # The initramfs: busybox and the modules that mount the host root.
 initrd=$SOFTHCA_CACHE/vm/initramfs-$SOFTHCA_KVER.cpio
@@ -69,6 +77,13 @@ fi
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
 append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
 append+=" softhca.script=$script softhca.load=$load"
+console() {
+	if [ $verbose -eq 1 ]; then
+		tee "$out/console.log" | grep --line-buffered -v '^\[ *[0-9.]*\] '
+	else
+		cat > "$out/console.log"
+	fi
+}
 set +e
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg \
 	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic \
@@ -77,8 +92,8 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$SOFTHCA_MODDIR/..",mount_tag=kmods,security_model=none,readonly=on \
 	-virtfs local,path="$out",mount_tag=out,security_model=none \
-	-device virtio-rng-pci </dev/null >"$out/console.log" 2>&1
-qrc=$?
+	-device virtio-rng-pci </dev/null 2>&1 | console
+qrc=${PIPESTATUS[0]}
 set -e
 
 status=$(cat "$out/status" 2>/dev/null || echo)

@@ -63,7 +63,6 @@ struct device *softhca_hw_device(struct softhca_hw *hw)
 	return &hw->pdev->dev;
 }
 
-
 static void softhca_hw_release_pdev(struct softhca_hw *hw)
 {
 	platform_device_unregister(hw->pdev);

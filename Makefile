@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# softhca: one entry point. See README.md.
+#
+#   make            build kernel/softhca.ko (against the Debian kernel the
+#                   test VM boots) and the provider, in build/
+#   make demo       set everything up, boot the VM, show softhca0
+#   make test       install what is missing, build, lint, run every test;
+#                   ends with "N passed, N failed"
+#   make lint       checkpatch --strict, sparse, clang-format, clang-tidy
+#   make kunit      KUnit suites in a QEMU-booted KUnit kernel
+#   make vm-test    the VM integration tests only
+#   make host-test  the provider's host unit tests only
+#   make bench      perftest on softhca vs rxe in one VM boot
+#   make install [DESTDIR=dir]   module and provider
+#
+# KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
+# linux-image-amd64 depends on). Caches live in .cache/ (git-ignored).
+
+SHELL := /bin/bash
+ifdef KABI
+export SOFTHCA_KABI := $(KABI)
+endif
+
+.PHONY: all module provider deps kernel demo test lint kunit vm-test \
+	host-test bench install clean distclean
+
+all: module provider
+
+module:
+	@scripts/build.sh module
+
+provider:
+	@scripts/build.sh provider
+
+deps:
+	@scripts/deps.sh
+
+kernel:
+	@scripts/fetch-kernel.sh
+
+demo:
+	@scripts/demo.sh
+
+test:
+	@tests/run.sh
+
+lint:
+	@scripts/lint.sh
+
+kunit:
+	@scripts/kunit.sh
+
+vm-test: all
+	@tests/vm-tests.sh
+
+host-test: provider
+	@tests/host-tests.sh
+
+bench: all
+	@scripts/bench.sh
+
+install:
+	@scripts/install.sh
+
+clean:
+	rm -rf build
+	rm -f kernel/*.o kernel/hw/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c \
+	      kernel/.*.cmd kernel/hw/.*.cmd kernel/Module.symvers \
+	      kernel/modules.order
+	rm -f tests/kunit/*.o tests/kunit/*.ko tests/kunit/*.mod \
+	      tests/kunit/*.mod.c tests/kunit/.*.cmd tests/kunit/Module.symvers \
+	      tests/kunit/modules.order
+
+distclean: clean
+	rm -rf .cache

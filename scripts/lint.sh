@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Static checks: checkpatch.pl --strict (Debian's linux-source-6.1) on the
+# kernel C files, sparse over the module build, clang-format and clang-tidy
+# on the C++ user space. Each check is one result (PASS/FAIL lint.<name>)
+# in $SOFTHCA_RESULTS when set; exits non-zero if any check fails.
+set -uo pipefail
+. "$(dirname "$0")/config.sh"
+cd "$SOFTHCA_TOP" || exit 1
+
+"$SOFTHCA_TOP/scripts/fetch-linux-source.sh" || exit 1
+"$SOFTHCA_TOP/scripts/fetch-kernel.sh" || exit 1
+status=0
+record() {
+	local name=$1 rc=$2 log=$3
+	if [ "$rc" -eq 0 ]; then
+		softhca_log "lint $name: clean"
+		[ -n "${SOFTHCA_RESULTS:-}" ] && echo "PASS lint.$name" >> "$SOFTHCA_RESULTS"
+	else
+		softhca_log "lint $name: FAILED"
+		cat "$log" >&2
+		[ -n "${SOFTHCA_RESULTS:-}" ] && echo "FAIL lint.$name" >> "$SOFTHCA_RESULTS"
+		status=1
+	fi
+}
+logdir=$SOFTHCA_TOP/build/lint
+mkdir -p "$logdir"
+
+# checkpatch: every kernel-side C source and header the project owns.
+mapfile -t kfiles < <(git ls-files -co --exclude-standard kernel include tests/kunit |
+	grep -E '\.[ch]$' | grep -v '\.mod\.c$')
+perl "$SOFTHCA_CACHE/linux-source-6.1/scripts/checkpatch.pl" --no-tree \
+	--strict --terse --show-types -f "${kfiles[@]}" >"$logdir/checkpatch.log" 2>&1
+grep -qE '(ERROR|WARNING|CHECK):' "$logdir/checkpatch.log"
+record checkpatch $((1 - $?)) "$logdir/checkpatch.log"
+
+# sparse: check every object of the module (C=2 also checks up-to-date ones).
+make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" C=2 CHECK=sparse modules \
+	>"$logdir/sparse.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -E '^/.*: (warning|error):' "$logdir/sparse.log" >/dev/null; then
+	rc=1
+fi
+record sparse $rc "$logdir/sparse.log"
+
+# clang-format and clang-tidy on the C++ user space.
+mapfile -t ufiles < <(git ls-files -co --exclude-standard userspace |
+	grep -E '\.(cpp|h)$')
+clang-format --style=file:userspace/.clang-format --dry-run --Werror \
+	"${ufiles[@]}" >"$logdir/clang-format.log" 2>&1
+record clang-format $? "$logdir/clang-format.log"
+
+if [ ! -f build/userspace/compile_commands.json ]; then
+	"$SOFTHCA_TOP/scripts/build.sh" provider >/dev/null || exit 1
+fi
+mapfile -t cfiles < <(printf '%s\n' "${ufiles[@]}" | grep '\.cpp$')
+clang-tidy -p build/userspace --quiet "${cfiles[@]}" >"$logdir/clang-tidy.log" 2>&1
+record clang-tidy $? "$logdir/clang-tidy.log"
+
+exit $status

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Boot the test VM once and run the VM integration tests (tests/vm/t*.sh,
+# or the groups named in $SOFTHCA_VM_TESTS). Results go to
+# $SOFTHCA_RESULTS when set; the run's files stay in .cache/vm/tests.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/config.sh"
+
+out=$SOFTHCA_CACHE/vm/tests
+results=${SOFTHCA_RESULTS:-$out.results}
+args=()
+[ -n "${SOFTHCA_VM_TESTS:-}" ] && args+=(-e "SOFTHCA_VM_TESTS=$SOFTHCA_VM_TESTS")
+
+"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" "${args[@]}" \
+	"$SOFTHCA_TOP/tests/vm/run-guest.sh"
+rc=$?
+[ "$results" = "$out.results" ] && : > "$results"
+[ -f "$out/results" ] && cat "$out/results" >> "$results"
+case $rc in
+0 | 1) echo "PASS vm.kernel-log-clean" >> "$results" ;;
+126) echo "FAIL vm.kernel-log-clean" >> "$results" ;;
+*) echo "FAIL vm.run-exit-$rc" >> "$results" ;;
+esac
+grep -E '^(PASS|FAIL) vm\.' "$results" | awk '{print $1}' | sort | uniq -c
+softhca_log "VM test logs: $out (console.log, dmesg.txt, logs/)"
+! grep -q '^FAIL vm\.' "$results"

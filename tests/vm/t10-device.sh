@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The device: rdma link add/delete, ibv_devinfo field by field, port state
+# following the carrier, a second device, error cases, netdev removal,
+# installed provider, rmmod.
+. "$SOFTHCA_TOP/tests/vm/lib.sh"
+
+check module-loaded grep -q '^softhca ' /proc/modules
+make_veth veth0 veth1 10.0.0.1/24
+make_veth veth2 veth3 10.0.1.1/24
+mac0=$(cat /sys/class/net/veth0/address)
+mac2=$(cat /sys/class/net/veth2/address)
+
+check link-add rdma link add softhca0 type softhca netdev veth0
+check ibv-devices-lists sh -c "ibv_devices | grep -q \"softhca0.*$(mac_to_guid "$mac0" | tr -d :)\""
+check parent-modalias grep -qx platform:softhca /sys/class/infiniband/softhca0/device/modalias
+
+# Device attributes: every value is what the card's QUERY_CAPS reports.
+expect_eq devinfo-transport "$(devinfo_field softhca0 transport)" "InfiniBand (0)"
+expect_eq devinfo-fw-ver "$(devinfo_field softhca0 fw_ver)" "1.0.0"
+expect_eq devinfo-node-guid "$(devinfo_field softhca0 node_guid)" "$(mac_to_guid "$mac0")"
+expect_eq devinfo-sys-image-guid "$(devinfo_field softhca0 sys_image_guid)" "$(mac_to_guid "$mac0")"
+expect_eq devinfo-vendor-id "$(devinfo_field softhca0 vendor_id)" "0x5348"
+expect_eq devinfo-vendor-part "$(devinfo_field softhca0 vendor_part_id)" "23713"
+expect_eq devinfo-hw-ver "$(devinfo_field softhca0 hw_ver)" "0x1"
+expect_eq devinfo-ports "$(devinfo_field softhca0 phys_port_cnt)" "1"
+expect_eq devinfo-max-mr-size "$(devinfo_field softhca0 max_mr_size)" "0x10000000000"
+expect_eq devinfo-page-size-cap "$(devinfo_field softhca0 page_size_cap)" "0x40201000"
+expect_eq devinfo-max-qp "$(devinfo_field softhca0 max_qp)" "65536"
+expect_eq devinfo-max-qp-wr "$(devinfo_field softhca0 max_qp_wr)" "32768"
+expect_eq devinfo-max-sge "$(devinfo_field softhca0 max_sge)" "16"
+expect_eq devinfo-max-cq "$(devinfo_field softhca0 max_cq)" "65536"
+expect_eq devinfo-max-cqe "$(devinfo_field softhca0 max_cqe)" "4194303"
+expect_eq devinfo-max-mr "$(devinfo_field softhca0 max_mr)" "1048576"
+expect_eq devinfo-max-pd "$(devinfo_field softhca0 max_pd)" "65536"
+expect_eq devinfo-max-qp-rd-atom "$(devinfo_field softhca0 max_qp_rd_atom)" "16"
+expect_eq devinfo-max-pkeys "$(devinfo_field softhca0 max_pkeys)" "1"
+expect_eq devinfo-ack-delay "$(devinfo_field softhca0 local_ca_ack_delay)" "15"
+ncpu=$(nproc)
+expect_eq devinfo-comp-vectors "$(devinfo_field softhca0 num_comp_vectors)" "$((ncpu < 32 ? ncpu : 32))"
+
+# The port follows its netdev.
+expect_eq port-active "$(devinfo_field softhca0 state)" "PORT_ACTIVE (4)"
+expect_eq port-phys-state "$(devinfo_field softhca0 phys_state)" "LINK_UP (5)"
+expect_eq port-link-layer "$(devinfo_field softhca0 link_layer)" "Ethernet"
+expect_eq port-max-mtu "$(devinfo_field softhca0 max_mtu)" "4096 (5)"
+expect_eq port-active-mtu-1500 "$(devinfo_field softhca0 active_mtu)" "1024 (3)"
+ip link set veth0 mtu 9000
+expect_eq port-active-mtu-9000 "$(devinfo_field softhca0 active_mtu)" "4096 (5)"
+ip link set veth0 mtu 1500
+expect_eq port-gid-table-len "$(devinfo_field softhca0 gid_tbl_len)" "64"
+
+gids() { ibv_devinfo -v -d softhca0 | grep 'GID\['; }
+check gid-ipv4-rocev2 sh -c "ibv_devinfo -v -d softhca0 | grep -q 'GID\[.*::ffff:10.0.0.1, RoCE v2'"
+lladdr=$(ip -6 addr show dev veth0 scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/64.*/\1/p')
+check gid-linklocal-rocev2 sh -c "ibv_devinfo -v -d softhca0 | grep -q 'GID\[.*$lladdr, RoCE v2'"
+check gid-no-rocev1 sh -c "! ibv_devinfo -v -d softhca0 | grep -q 'RoCE v1'"
+ip addr add 10.0.9.9/24 dev veth0
+check gid-follows-address wait_for 5 sh -c "ibv_devinfo -v -d softhca0 | grep -q '::ffff:10.0.9.9, RoCE v2'"
+ip addr del 10.0.9.9/24 dev veth0
+check gid-removed-with-address wait_for 5 sh -c "! ibv_devinfo -v -d softhca0 | grep -q '10.0.9.9'"
+gids > "$LOGS/$GROUP.gids.txt"
+
+# Carrier loss and return: port state and the async events.
+ibv_asyncwatch -d softhca0 > "$LOGS/$GROUP.asyncwatch.txt" 2>&1 &
+watch=$!
+sleep 1
+ip link set veth1 down
+check carrier-down-port-down wait_for 5 sh -c "ibv_devinfo -d softhca0 | grep -q PORT_DOWN"
+ip link set veth1 up
+check carrier-up-port-active wait_for 5 sh -c "ibv_devinfo -d softhca0 | grep -q PORT_ACTIVE"
+sleep 1
+kill $watch 2>/dev/null
+wait $watch 2>/dev/null
+check event-port-err grep -q 'IBV_EVENT_PORT_ERR' "$LOGS/$GROUP.asyncwatch.txt"
+check event-port-active grep -q 'IBV_EVENT_PORT_ACTIVE' "$LOGS/$GROUP.asyncwatch.txt"
+
+# A second device on another netdev.
+check second-device rdma link add softhca1 type softhca netdev veth2
+expect_eq second-device-guid "$(devinfo_field softhca1 node_guid)" "$(mac_to_guid "$mac2")"
+check second-device-gid sh -c "ibv_devinfo -v -d softhca1 | grep -q '::ffff:10.0.1.1, RoCE v2'"
+check two-platform-devices sh -c "[ \$(ls -d /sys/bus/platform/devices/softhca.* | wc -l) -eq 2 ]"
+
+# Errors say why.
+check_fails dup-netdev-eexist "File exists" rdma link add softhca9 type softhca netdev veth0
+check_fails dup-name-eexist "File exists" rdma link add softhca0 type softhca netdev veth3
+check_fails missing-netdev-enodev "No such device" rdma link add softhca9 type softhca netdev nosuch0
+check_fails loopback-netdev-einval "Invalid argument" rdma link add softhca9 type softhca netdev lo
+check no-stray-device sh -c "! rdma dev | grep -q softhca9"
+
+# Removal: rdma link delete, and the netdev going away.
+check link-delete rdma link delete softhca1
+check link-delete-gone sh -c "! rdma dev | grep -q softhca1"
+check link-delete-pdev-gone sh -c "[ \$(ls -d /sys/bus/platform/devices/softhca.* | wc -l) -eq 1 ]"
+check relink rdma link add softhca1 type softhca netdev veth2
+ip link del veth2
+check netdev-delete-removes wait_for 10 sh -c "! rdma dev | grep -q softhca1"
+
+# The provider loads installed as well as from the build tree.
+check make-install "$SOFTHCA_TOP/scripts/install.sh"
+check installed-provider-file test -f /etc/libibverbs.d/softhca.driver
+check installed-provider-loads env -u RDMAV_DRIVERS sh -c "ibv_devinfo -d softhca0 | grep -q PORT_ACTIVE"
+
+# Unload with a device still present, then load the installed module.
+check rmmod-with-device rmmod softhca
+check rmmod-no-device sh -c "! rdma dev | grep -q softhca"
+check rmmod-no-pdev sh -c "! ls /sys/bus/platform/devices/ | grep -q softhca"
+check modprobe-installed modprobe softhca
+check modprobe-link-add rdma link add softhca0 type softhca netdev veth0
+check modprobe-devinfo sh -c "env -u RDMAV_DRIVERS ibv_devinfo -d softhca0 | grep -q PORT_ACTIVE"
+check modprobe-rmmod rmmod softhca

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca provider: registration with libibverbs, device matching and user
+ * contexts. The kernel driver is out of tree (RDMA_DRIVER_UNKNOWN), so the
+ * device is matched by the modalias of its parent, the card's platform
+ * device, and the context passes the same driver id back.
+ */
+#include <cerrno>
+#include <cstdlib>
+#include <new>
+
+#include "softhca.h"
+
+namespace softhca {
+namespace {
+
+const struct verbs_match_ent match_table[] = {
+	{ nullptr, { "platform:softhca" }, 0, 0, VERBS_MATCH_MODALIAS },
+	{ nullptr, { nullptr }, 0, 0, VERBS_MATCH_SENTINEL },
+};
+
+void free_context(struct ibv_context *ibctx)
+{
+	Context *ctx = to_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+const struct verbs_context_ops context_ops = [] {
+	struct verbs_context_ops ops = {};
+
+	ops.free_context = free_context;
+	ops.query_device_ex = query_device_ex;
+	ops.query_port = query_port;
+	return ops;
+}();
+
+struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
+				    void *)
+{
+	WriteCmd<ib_uverbs_get_context, void> cmd = {};
+	WriteResp<ib_uverbs_get_context_resp, softhca_alloc_ucontext_resp>
+		resp = {};
+	static_assert(sizeof(cmd) == sizeof(ib_uverbs_cmd_hdr) +
+					     sizeof(ib_uverbs_get_context),
+		      "layout");
+	static_assert(offsetof(decltype(resp), drv) ==
+			      sizeof(ib_uverbs_get_context_resp),
+		      "layout");
+
+	/* libibverbs takes the offset of vctx disguised as a pointer. */
+	auto *vctx_offset = reinterpret_cast<struct verbs_context *>( // NOLINT
+		offsetof(Context, vctx));
+	auto *ctx = static_cast<Context *>(_verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sizeof(Context), vctx_offset,
+		RDMA_DRIVER_UNKNOWN));
+	if (!ctx)
+		return nullptr;
+
+	if (ibv_cmd_get_context(
+		    &ctx->vctx,
+		    reinterpret_cast<struct ibv_get_context *>(&cmd),
+		    sizeof(cmd),
+		    reinterpret_cast<ib_uverbs_get_context_resp *>(&resp),
+		    sizeof(resp))) {
+		int err = errno;
+
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = err;
+		return nullptr;
+	}
+	ctx->cqe_size = resp.drv.cqe_size;
+	ctx->max_inline_data = resp.drv.max_inline_data;
+	ctx->max_sge = resp.drv.max_sge;
+	verbs_set_ops(&ctx->vctx, &context_ops);
+	return &ctx->vctx;
+}
+
+struct verbs_device *alloc_device(struct verbs_sysfs_dev *)
+{
+	auto *dev = new (std::nothrow) Device{};
+
+	return dev ? &dev->vdev : nullptr;
+}
+
+void uninit_device(struct verbs_device *vdev)
+{
+	delete reinterpret_cast<Device *>(vdev);
+}
+
+const struct verbs_device_ops device_ops = {
+	"softhca",		    /* name */
+	SOFTHCA_UVERBS_ABI_VERSION, /* match_min_abi_version */
+	SOFTHCA_UVERBS_ABI_VERSION, /* match_max_abi_version */
+	match_table,
+	nullptr, /* static_providers */
+	nullptr, /* match_device */
+	alloc_context,
+	nullptr, /* import_context */
+	alloc_device,
+	uninit_device,
+};
+
+__attribute__((constructor)) void register_provider()
+{
+	verbs_register_driver_34(&device_ops);
+}
+
+} /* namespace */
+} /* namespace softhca */
