@@ -12,9 +12,29 @@
 #define SOFTHCA_UVERBS_ABI_VERSION	1
 
 struct softhca_alloc_ucontext_resp {
-	__u32 cqe_size;
+	__aligned_u64 uar_mmap_offset;	/* mmap() offset of the UAR page */
+	__u32 uar_index;
+	__u32 cqe_size;			/* bytes */
+	__u32 dbrec_align;		/* doorbell records' alignment */
 	__u32 max_inline_data;
 	__u32 max_sge;
+	__u32 reserved;
+};
+
+struct softhca_alloc_pd_resp {
+	__u32 pdn;
+	__u32 reserved;
+};
+
+struct softhca_create_cq_req {
+	__aligned_u64 buf_addr;		/* the CQE ring, 2^n CQEs */
+	__aligned_u64 db_addr;		/* struct softhca_cq_dbrec */
+	__u32 cqe_size;			/* must be the context's cqe_size */
+	__u32 reserved;
+};
+
+struct softhca_create_cq_resp {
+	__u32 cqn;
 	__u32 reserved;
 };
 

@@ -292,7 +292,7 @@ struct softhca_eq_query_out {
 	__le32 pi;			/* producer index */
 	__le32 ci;			/* last consumer index written */
 	__le32 armed;
-	__le32 rsvd;
+	__le32 overruns;		/* events lost to a full EQ */
 };
 
 enum softhca_eqe_type {
@@ -346,6 +346,68 @@ static inline int softhca_ring_entry_valid(__u8 owner, __u32 ci,
  */
 #define SOFTHCA_CQE_SIZE		64
 #define SOFTHCA_LOG_CQE_SIZE		6
+
+/* CQE opcodes: what completed. Receive-side opcodes have bit 7 set. */
+enum softhca_cqe_opcode {
+	SOFTHCA_CQE_OP_SEND		= 0x00,
+	SOFTHCA_CQE_OP_RDMA_WRITE	= 0x01,
+	SOFTHCA_CQE_OP_RDMA_READ	= 0x02,
+	SOFTHCA_CQE_OP_CMP_SWAP		= 0x03,
+	SOFTHCA_CQE_OP_FETCH_ADD	= 0x04,
+	SOFTHCA_CQE_OP_RECV		= 0x80,
+	SOFTHCA_CQE_OP_RECV_RDMA_IMM	= 0x81,
+};
+
+/* CQE status: the IB completion statuses, in the card's numbering. */
+enum softhca_cqe_status {
+	SOFTHCA_CQE_ST_SUCCESS		= 0x00,
+	SOFTHCA_CQE_ST_LOC_LEN		= 0x01,
+	SOFTHCA_CQE_ST_LOC_QP_OP	= 0x02,
+	SOFTHCA_CQE_ST_LOC_PROT		= 0x03,
+	SOFTHCA_CQE_ST_WR_FLUSH		= 0x04,
+	SOFTHCA_CQE_ST_MW_BIND		= 0x05,
+	SOFTHCA_CQE_ST_BAD_RESP		= 0x06,
+	SOFTHCA_CQE_ST_LOC_ACCESS	= 0x07,
+	SOFTHCA_CQE_ST_REM_INV_REQ	= 0x08,
+	SOFTHCA_CQE_ST_REM_ACCESS	= 0x09,
+	SOFTHCA_CQE_ST_REM_OP		= 0x0a,
+	SOFTHCA_CQE_ST_RETRY_EXC	= 0x0b,
+	SOFTHCA_CQE_ST_RNR_RETRY_EXC	= 0x0c,
+	SOFTHCA_CQE_ST_REM_ABORT	= 0x0d,
+	SOFTHCA_CQE_ST_GENERAL		= 0x0e,
+	SOFTHCA_CQE_ST_MAX		= SOFTHCA_CQE_ST_GENERAL,
+};
+
+enum softhca_cqe_flags {
+	SOFTHCA_CQE_F_IMM		= 0x01, /* imm holds immediate data */
+	SOFTHCA_CQE_F_GRH		= 0x02, /* a GRH precedes UD payload */
+	SOFTHCA_CQE_F_SOLICITED		= 0x04,
+};
+
+/*
+ * A CQE. wqe_counter is the index of the completed WQE in its queue (SQ for
+ * requester opcodes, RQ for receive opcodes); the consumer finds wr_id by
+ * it. imm is in network order, as on the wire and in ibv_wc.
+ */
+struct softhca_cqe {
+	__le32 qpn;
+	__le32 byte_cnt;
+	__be32 imm;
+	__le32 src_qp;			/* UD: the sender's QP */
+	__le32 vendor_err;		/* the card's syndrome for errors */
+	__le16 wqe_counter;
+	__u8 opcode;			/* softhca_cqe_opcode */
+	__u8 status;			/* softhca_cqe_status */
+	__u8 flags;			/* softhca_cqe_flags */
+	__u8 rsvd0;
+	__le16 pkey_index;
+	__u8 rsvd1[35];
+	__u8 op_own;			/* bit 0: owner */
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cqe, 64);
+
+#define SOFTHCA_CQE_OWNER		0x01
 
 struct softhca_cq_ctx {
 	__u8 log_size;

@@ -7,8 +7,10 @@
 #ifndef SOFTHCA_H
 #define SOFTHCA_H
 
+#include <linux/interrupt.h>
 #include <linux/netdevice.h>
 #include <linux/semaphore.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "../include/softhca_prm.h"
@@ -76,6 +78,21 @@ struct softhca_cmdq {
 	struct softhca_cmd_slot *slots;
 };
 
+/* An event queue of the driver: the async EQ or a completion EQ (CEQ). */
+struct softhca_eq {
+	struct softhca_dev *dev;
+	struct softhca_eqe *buf;
+	dma_addr_t dma;
+	u32 log_size;
+	u32 ci;
+	u32 eqn;
+	u32 vector;
+	int irq;
+	bool created;
+	struct tasklet_struct tasklet;
+	char name[32];
+};
+
 struct softhca_dev {
 	struct ib_device ibdev;
 	struct softhca_hw *hw;
@@ -86,6 +103,14 @@ struct softhca_dev {
 	enum ib_event_type last_port_event;
 	struct softhca_dev_caps caps;
 	struct softhca_cmdq cmdq;
+	struct softhca_eq async_eq;
+	struct softhca_eq *ceqs;
+	u32 num_ceqs;
+	struct xarray cqs;		/* cqn -> softhca_cq, for EQE dispatch */
+	struct xarray mrs;		/* mkey index -> xa_mk_value(mkey) */
+	struct mutex uctx_lock;		/* uctx_list */
+	struct list_head uctx_list;
+	struct dentry *debugfs;
 };
 
 static inline struct softhca_dev *to_sdev(struct ib_device *ibdev)
@@ -93,8 +118,97 @@ static inline struct softhca_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softhca_dev, ibdev);
 }
 
+/* Doorbell-record pages a context has pinned (softhca_dbrec.c). */
+struct softhca_dbrec_ops {
+	int (*pin)(void *ctx, const void *owner, unsigned long va,
+		   dma_addr_t *dma, void **cookie);
+	void (*unpin)(void *ctx, const void *owner, void *cookie);
+};
+
+struct softhca_dbrec_table {
+	struct mutex lock;		/* pages and their refcnt */
+	struct list_head pages;
+	const struct softhca_dbrec_ops *ops;
+	void *ctx;
+};
+
+struct softhca_dbrec_page {
+	struct list_head list;
+	const void *owner;		/* the mm that pinned it */
+	unsigned long va;		/* page-aligned user address */
+	unsigned int refcnt;
+	dma_addr_t dma;
+	void *cookie;			/* the pin (an ib_umem) */
+};
+
+struct softhca_dbrec {
+	struct softhca_dbrec_page *page;
+	dma_addr_t dma;
+};
+
+struct softhca_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	struct page *page;
+};
+
 struct softhca_ucontext {
 	struct ib_ucontext ibuc;
+	u32 uar;
+	struct softhca_mmap_entry *uar_entry;
+	struct softhca_dbrec_table dbrecs;
+	struct list_head list;		/* dev->uctx_list */
+	pid_t pid;
+};
+
+static inline struct softhca_ucontext *to_suctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct softhca_ucontext, ibuc);
+}
+
+struct softhca_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct softhca_pd, ibpd);
+}
+
+struct softhca_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 mkey;
+};
+
+static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct softhca_mr, ibmr);
+}
+
+struct softhca_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	struct ib_umem *umem;
+	struct softhca_dbrec db;
+	/* one reference more while an EQ tasklet delivers to it */
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct softhca_cq, ibcq);
+}
+
+/* The PAS list of one command (softhca_pas.c). */
+struct softhca_pas_buf {
+	u32 npages;
+	__le64 **pages;			/* CPU addresses of the list pages */
+	dma_addr_t *dma;
+	u32 nblocks;
+	u8 log_block_size;
+	u8 page_offset;
 };
 
 /* softhca_cmd.c */
@@ -128,5 +242,70 @@ void softhca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 /* softhca_ucontext.c */
 int softhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void softhca_dealloc_ucontext(struct ib_ucontext *ibuc);
+int softhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void softhca_mmap_free(struct rdma_user_mmap_entry *entry);
+void softhca_disassociate_ucontext(struct ib_ucontext *ibuc);
+
+/* softhca_eq.c */
+int softhca_eqs_init(struct softhca_dev *dev, const char *name);
+void softhca_eqs_cleanup(struct softhca_dev *dev);
+struct softhca_eqe *softhca_eq_next(struct softhca_eqe *buf, u32 log_size,
+				    u32 ci);
+int softhca_eq_poll(struct softhca_eq *eq, int budget);
+
+/* softhca_pas.c */
+void softhca_pas_slot(u32 index, u32 npages, u32 *page, u32 *slot);
+void softhca_pas_link(__le64 **pages, const dma_addr_t *dma, u32 npages);
+u32 softhca_pas_fill_umem(struct ib_umem *umem, unsigned long pgsz,
+			  __le64 **pages, u32 npages);
+int softhca_pas_alloc(struct softhca_dev *dev, u32 nblocks, u8 log_block_size,
+		      struct softhca_pas_buf *pb);
+void softhca_pas_free(struct softhca_dev *dev, struct softhca_pas_buf *pb);
+void softhca_pas_to_prm(const struct softhca_pas_buf *pb,
+			struct softhca_pas *pas);
+int softhca_pas_from_umem(struct softhca_dev *dev, struct ib_umem *umem,
+			  unsigned long pgsz, struct softhca_pas_buf *pb);
+int softhca_pas_from_coherent(struct softhca_dev *dev, dma_addr_t dma,
+			      size_t size, struct softhca_pas_buf *pb);
+
+/* softhca_umem.c */
+unsigned long softhca_umem_mr_block(struct ib_umem *umem,
+				    unsigned long pgsz_bitmap, u64 iova);
+unsigned long softhca_umem_queue_block(struct ib_umem *umem,
+				       unsigned long pgsz_bitmap,
+				       u8 *page_offset);
+
+/* softhca_dbrec.c */
+void softhca_dbrec_table_init(struct softhca_dbrec_table *t,
+			      const struct softhca_dbrec_ops *ops, void *ctx);
+int softhca_dbrec_map(struct softhca_dbrec_table *t, const void *owner,
+		      unsigned long va, struct softhca_dbrec *db);
+void softhca_dbrec_unmap(struct softhca_dbrec_table *t,
+			 struct softhca_dbrec *db);
+unsigned int softhca_dbrec_pinned_pages(struct softhca_dbrec_table *t);
+extern const struct softhca_dbrec_ops softhca_dbrec_umem_ops;
+
+/* softhca_pd.c */
+int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* softhca_mr.c */
+struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata);
+int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* softhca_cq.c */
+int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
+
+/* softhca_debug.c: debugfs and restrack views */
+void softhca_debugfs_init(struct softhca_dev *dev, const char *name);
+void softhca_debugfs_cleanup(struct softhca_dev *dev);
+void softhca_debugfs_module_init(void);
+void softhca_debugfs_module_exit(void);
+int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 #endif /* SOFTHCA_H */

@@ -152,8 +152,10 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 	status = e->status;
 	syndrome = le32_to_cpu(e->syndrome);
 	written = min(le32_to_cpu(e->out_written), out_len);
-	memcpy(out, s->out, written);
-	memset(out + written, 0, out_len - written);
+	if (out_len) {
+		memcpy(out, s->out, written);
+		memset(out + written, 0, out_len - written);
+	}
 	softhca_cmd_put_slot(dev, slot);
 
 	ret = softhca_cmd_status_to_errno(status);

@@ -21,9 +21,12 @@ static void softhca_dealloc_driver(struct ib_device *ibdev)
 	list_del(&dev->list);
 	mutex_unlock(&softhca_dev_lock);
 
+	softhca_debugfs_cleanup(dev);
+	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 	softhca_hw_unplug(dev->hw);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
+	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->mrs));
 }
 
 static const struct ib_device_ops softhca_dev_ops = {
@@ -31,16 +34,29 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SOFTHCA_UVERBS_ABI_VERSION,
 
+	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
+	.create_cq = softhca_create_cq,
 	.dealloc_driver = softhca_dealloc_driver,
+	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
+	.dereg_mr = softhca_dereg_mr,
+	.destroy_cq = softhca_destroy_cq,
+	.disassociate_ucontext = softhca_disassociate_ucontext,
+	.fill_res_cq_entry = softhca_fill_res_cq_entry,
+	.fill_res_mr_entry = softhca_fill_res_mr_entry,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
+	.mmap = softhca_mmap,
+	.mmap_free = softhca_mmap_free,
 	.query_device = softhca_query_device,
 	.query_pkey = softhca_query_pkey,
 	.query_port = softhca_query_port,
+	.reg_user_mr = softhca_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, softhca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softhca_ucontext, ibuc),
 };
 
@@ -133,7 +149,8 @@ void softhca_remove_all(void)
 	}
 }
 
-static int softhca_init_hw(struct softhca_dev *dev)
+/* Start the card: command queue, capabilities, event queues. */
+static int softhca_init_hw(struct softhca_dev *dev, const char *name)
 {
 	int ret;
 
@@ -146,8 +163,17 @@ static int softhca_init_hw(struct softhca_dev *dev)
 	ret = softhca_query_caps(dev);
 	if (ret) {
 		ibdev_err(&dev->ibdev, "QUERY_CAPS failed (%d)\n", ret);
-		softhca_cmd_cleanup(dev);
+		goto err_cmd;
 	}
+	ret = softhca_eqs_init(dev, name);
+	if (ret) {
+		ibdev_err(&dev->ibdev, "event queues failed (%d)\n", ret);
+		goto err_cmd;
+	}
+	return 0;
+
+err_cmd:
+	softhca_cmd_cleanup(dev);
 	return ret;
 }
 
@@ -157,7 +183,7 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = dev->num_ceqs;
 	ibdev->node_guid = cpu_to_be64(dev->caps.node_guid);
 	strscpy(ibdev->node_desc, "softhca", sizeof(ibdev->node_desc));
 	ibdev->dev.parent = softhca_hw_device(dev->hw);
@@ -198,8 +224,12 @@ int softhca_probe(const char *name, struct net_device *ndev)
 	}
 	dev->hw = hw;
 	INIT_WORK(&dev->unregister_work, softhca_unregister_work);
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_BH);
+	xa_init(&dev->mrs);
+	mutex_init(&dev->uctx_lock);
+	INIT_LIST_HEAD(&dev->uctx_list);
 
-	ret = softhca_init_hw(dev);
+	ret = softhca_init_hw(dev, name);
 	if (ret)
 		goto err_dealloc;
 
@@ -220,6 +250,7 @@ int softhca_probe(const char *name, struct net_device *ndev)
 
 	/* From here on softhca_dealloc_driver() undoes everything. */
 	softhca_init_ibdev(dev);
+	softhca_debugfs_init(dev, name);
 	ret = ib_device_set_netdev(&dev->ibdev, ndev, SOFTHCA_PORT);
 	if (ret)
 		goto err_registered_dealloc;
@@ -244,6 +275,7 @@ err_registered_dealloc:
 	return ret;
 
 err_hw:
+	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 err_dealloc:
 	ib_dealloc_device(&dev->ibdev);

@@ -57,6 +57,7 @@ static int __init softhca_init(void)
 	softhca_wq = alloc_workqueue("softhca", WQ_UNBOUND, 0);
 	if (!softhca_wq)
 		return -ENOMEM;
+	softhca_debugfs_module_init();
 	ret = register_netdevice_notifier(&softhca_netdev_nb);
 	if (ret)
 		goto err_wq;
@@ -64,6 +65,7 @@ static int __init softhca_init(void)
 	return 0;
 
 err_wq:
+	softhca_debugfs_module_exit();
 	destroy_workqueue(softhca_wq);
 	return ret;
 }
@@ -74,6 +76,7 @@ static void __exit softhca_exit(void)
 	unregister_netdevice_notifier(&softhca_netdev_nb);
 	softhca_remove_all();
 	destroy_workqueue(softhca_wq);
+	softhca_debugfs_module_exit();
 }
 
 module_init(softhca_init);

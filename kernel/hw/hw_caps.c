@@ -34,7 +34,7 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 	caps->sys_image_guid = cpu_to_le64(guid);
 	caps->max_mr_size = cpu_to_le64(1ULL << 40);
 	/* The MTT takes the CPU's page sizes: 4 KiB, 2 MiB and 1 GiB. */
-	caps->page_size_cap = cpu_to_le64(SZ_4K | SZ_2M | SZ_1G);
+	caps->page_size_cap = cpu_to_le64(SOFTHCA_HW_BLOCK_SIZES);
 	caps->vendor_id = cpu_to_le32(SOFTHCA_VENDOR_ID);
 	caps->vendor_part_id = cpu_to_le32(SOFTHCA_PART_ID);
 	caps->hw_version = cpu_to_le32(1);

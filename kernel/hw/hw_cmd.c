@@ -15,9 +15,32 @@ struct softhca_hw_cmd_desc {
 	u8 (*exec)(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 };
 
+#define SOFTHCA_HW_CMD(op, in, out, fn) \
+	{ SOFTHCA_CMD_##op, in, out, softhca_hw_cmd_##fn }
+#define SZ_OBJ	sizeof(struct softhca_obj_in)
+#define SZ_NUM	sizeof(struct softhca_create_out)
+
 static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
-	{ SOFTHCA_CMD_QUERY_CAPS, 0, sizeof(struct softhca_caps),
-	  softhca_hw_cmd_query_caps },
+	SOFTHCA_HW_CMD(QUERY_CAPS, 0, sizeof(struct softhca_caps), query_caps),
+	SOFTHCA_HW_CMD(ALLOC_PD, 0, SZ_NUM, alloc_pd),
+	SOFTHCA_HW_CMD(DEALLOC_PD, SZ_OBJ, 0, dealloc_pd),
+	SOFTHCA_HW_CMD(ALLOC_UAR, 0, SZ_NUM, alloc_uar),
+	SOFTHCA_HW_CMD(DEALLOC_UAR, SZ_OBJ, 0, dealloc_uar),
+	SOFTHCA_HW_CMD(CREATE_EQ, sizeof(struct softhca_eq_ctx), SZ_NUM,
+		       create_eq),
+	SOFTHCA_HW_CMD(DESTROY_EQ, SZ_OBJ, 0, destroy_eq),
+	SOFTHCA_HW_CMD(QUERY_EQ, SZ_OBJ, sizeof(struct softhca_eq_query_out),
+		       query_eq),
+	SOFTHCA_HW_CMD(CREATE_CQ, sizeof(struct softhca_cq_ctx), SZ_NUM,
+		       create_cq),
+	SOFTHCA_HW_CMD(DESTROY_CQ, SZ_OBJ, 0, destroy_cq),
+	SOFTHCA_HW_CMD(QUERY_CQ, SZ_OBJ, sizeof(struct softhca_cq_query_out),
+		       query_cq),
+	SOFTHCA_HW_CMD(CREATE_MKEY, sizeof(struct softhca_mkey_ctx), SZ_NUM,
+		       create_mkey),
+	SOFTHCA_HW_CMD(DESTROY_MKEY, SZ_OBJ, 0, destroy_mkey),
+	SOFTHCA_HW_CMD(QUERY_MKEY, SZ_OBJ,
+		       sizeof(struct softhca_mkey_query_out), query_mkey),
 };
 
 static const struct softhca_hw_cmd_desc *softhca_hw_cmd_find(u16 opcode)
@@ -109,8 +132,12 @@ static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
 	/* The result must be visible before the entry changes hands. */
 	wmb();
 	ctrl = e.ctrl & ~SOFTHCA_CMD_CTRL_OWNER_HW;
-	softhca_hw_dma_write(hw, addr + offsetof(struct softhca_cmd_entry, ctrl),
-			     &ctrl, 1);
+	if (softhca_hw_dma_write(hw, addr + offsetof(struct softhca_cmd_entry,
+						     ctrl), &ctrl, 1))
+		return;
+	if (ctrl & SOFTHCA_CMD_CTRL_EVENT)
+		softhca_hw_async_event(hw, SOFTHCA_EQE_CMD_DONE, slot,
+				       le32_to_cpu(e.token), 0);
 }
 
 static void softhca_hw_cmd_work(struct work_struct *work)

@@ -52,6 +52,12 @@ void softhca_hw_write32(struct softhca_hw *hw, u32 offset, u32 value)
 	case SOFTHCA_REG_CMD_DB:
 		softhca_hw_cmd_doorbell(hw, value);
 		break;
+	case SOFTHCA_REG_EQ_DB_BASE ...
+	     SOFTHCA_REG_EQ_DB(SOFTHCA_MAX_EQS) - 1:
+		if (!(offset & 7))
+			softhca_hw_eq_doorbell(hw, (offset -
+					       SOFTHCA_REG_EQ_DB_BASE) / 8, value);
+		break;
 	default:
 		/* read-only and unassigned registers ignore writes */
 		break;
@@ -79,6 +85,7 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 		return ERR_PTR(-ENOMEM);
 	ether_addr_copy(hw->mac, mac);
 	softhca_hw_cmd_init(hw);
+	softhca_hw_objs_init(hw);
 
 	hw->regs = (void *)get_zeroed_page(GFP_KERNEL);
 	if (!hw->regs) {
@@ -133,6 +140,7 @@ void softhca_hw_unplug(struct softhca_hw *hw)
 {
 	softhca_hw_cmd_enable(hw, false);
 	destroy_workqueue(hw->wq);
+	softhca_hw_objs_cleanup(hw);
 	softhca_hw_irq_cleanup(hw);
 	softhca_hw_release_pdev(hw);
 	free_page((unsigned long)hw->regs);

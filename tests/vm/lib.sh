@@ -89,3 +89,20 @@ wait_for() {
 
 # Every group starts with the build tree's module loaded.
 grep -q '^softhca ' /proc/modules || insmod "$SOFTHCA_TOP/kernel/softhca.ko"
+
+# check_tool <command...>: a test program printing "PASS <case>" and
+# "FAIL <case>: <why>" lines; each becomes a result of this group.
+check_tool() {
+	local log=$LOGS/$GROUP.tool.$$.$RANDOM.log rc line
+	"$@" >"$log" 2>&1
+	rc=$?
+	while read -r line; do
+		case $line in
+		PASS\ *) pass "${line#PASS }" ;;
+		FAIL\ *) local c=${line#FAIL }; fail "${c%%:*}" "${c#*: }" ;;
+		esac
+	done < "$log"
+	if [ $rc -gt 1 ] || ! grep -qE '^(PASS|FAIL) ' "$log"; then
+		fail "$(basename "$1")-$2-exit-$rc" "$(tail -n 1 "$log")"
+	fi
+}

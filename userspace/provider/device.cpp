@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <new>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "softhca.h"
 
@@ -19,20 +21,38 @@ const struct verbs_match_ent match_table[] = {
 	{ nullptr, { nullptr }, 0, 0, VERBS_MATCH_SENTINEL },
 };
 
-void free_context(struct ibv_context *ibctx)
+/* Undo what alloc_context set up, and free the context. */
+void release_context(Context *ctx)
 {
-	Context *ctx = to_ctx(ibctx);
-
+	if (ctx->uar)
+		munmap(ctx->uar, ctx->page_size);
+	delete ctx->dbrecs;
+	ctx->qps.clear();
+	pthread_mutex_destroy(&ctx->mu);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
+}
+
+void free_context(struct ibv_context *ibctx)
+{
+	release_context(to_ctx(ibctx));
 }
 
 const struct verbs_context_ops context_ops = [] {
 	struct verbs_context_ops ops = {};
 
+	ops.alloc_pd = alloc_pd;
+	ops.cq_event = cq_event;
+	ops.create_cq = create_cq;
+	ops.dealloc_pd = dealloc_pd;
+	ops.dereg_mr = dereg_mr;
+	ops.destroy_cq = destroy_cq;
 	ops.free_context = free_context;
+	ops.poll_cq = poll_cq;
 	ops.query_device_ex = query_device_ex;
 	ops.query_port = query_port;
+	ops.reg_mr = reg_mr;
+	ops.req_notify_cq = req_notify_cq;
 	return ops;
 }();
 
@@ -58,22 +78,50 @@ struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (!ctx)
 		return nullptr;
 
-	if (ibv_cmd_get_context(
-		    &ctx->vctx,
-		    reinterpret_cast<struct ibv_get_context *>(&cmd),
-		    sizeof(cmd),
-		    reinterpret_cast<ib_uverbs_get_context_resp *>(&resp),
-		    sizeof(resp))) {
-		int err = errno;
-
-		verbs_uninit_context(&ctx->vctx);
-		free(ctx);
+	pthread_mutex_init(&ctx->mu, nullptr);
+	ctx->page_size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+	int err = ibv_cmd_get_context(
+		&ctx->vctx, reinterpret_cast<struct ibv_get_context *>(&cmd),
+		sizeof(cmd),
+		reinterpret_cast<ib_uverbs_get_context_resp *>(&resp),
+		sizeof(resp));
+	if (err) {
+		release_context(ctx);
 		errno = err;
 		return nullptr;
 	}
+	ctx->uar_index = resp.drv.uar_index;
 	ctx->cqe_size = resp.drv.cqe_size;
 	ctx->max_inline_data = resp.drv.max_inline_data;
 	ctx->max_sge = resp.drv.max_sge;
+	if (ctx->cqe_size != sizeof(struct softhca_cqe)) {
+		softhca_err(ctx, "kernel CQE size %u, provider %zu",
+			    ctx->cqe_size, sizeof(struct softhca_cqe));
+		release_context(ctx);
+		errno = EPROTO;
+		return nullptr;
+	}
+
+	void *uar = mmap(nullptr, ctx->page_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, cmd_fd,
+			 static_cast<off_t>(resp.drv.uar_mmap_offset));
+	if (uar == MAP_FAILED) {
+		err = errno;
+		softhca_err(ctx, "cannot map the UAR (%d)", err);
+		release_context(ctx);
+		errno = err;
+		return nullptr;
+	}
+	ctx->uar = static_cast<uint8_t *>(uar);
+
+	/* one record per cache line, at least the card's alignment */
+	size_t slot = resp.drv.dbrec_align > 64 ? resp.drv.dbrec_align : 64;
+	ctx->dbrecs = new (std::nothrow) DbrecAllocator(ctx->page_size, slot);
+	if (!ctx->dbrecs) {
+		release_context(ctx);
+		errno = ENOMEM;
+		return nullptr;
+	}
 	verbs_set_ops(&ctx->vctx, &context_ops);
 	return &ctx->vctx;
 }

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: completion queues. A CQ is a ring of 64-byte CQEs
+ * in host memory (its PAS), a doorbell record the card reads (consumer
+ * index and arm word), the completion EQ its events go to and the UAR its
+ * owner rings.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "hw.h"
+
+#define SOFTHCA_HW_MAX_CQ	BIT(16)
+#define SOFTHCA_HW_LOG_MAX_CQ	22
+
+static void softhca_hw_cq_free(struct softhca_hw_cq *cq)
+{
+	softhca_hw_pas_free(&cq->pas);
+	kfree(cq);
+}
+
+u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_cq_ctx *ctx = c->in;
+	struct softhca_create_out *out = c->out;
+	u64 dbrec = le64_to_cpu(ctx->dbrec_addr);
+	struct softhca_hw_uar *uar;
+	struct softhca_hw_eq *eq;
+	struct softhca_hw_cq *cq;
+	u32 cqn;
+	u8 st;
+
+	if (!ctx->log_size || ctx->log_size > SOFTHCA_HW_LOG_MAX_CQ) {
+		c->syndrome = SOFTHCA_SYND_CQ_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (ctx->log_cqe_size != SOFTHCA_LOG_CQE_SIZE) {
+		c->syndrome = SOFTHCA_SYND_CQE_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	eq = xa_load(&hw->eqs, le32_to_cpu(ctx->eqn));
+	if (!eq || eq->type != SOFTHCA_EQ_COMP) {
+		c->syndrome = SOFTHCA_SYND_CQ_EQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	uar = xa_load(&hw->uars, le32_to_cpu(ctx->uar));
+	if (!uar) {
+		c->syndrome = SOFTHCA_SYND_NO_UAR;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	if (!softhca_hw_dbrec_ok(hw, dbrec, sizeof(struct softhca_cq_dbrec))) {
+		c->syndrome = SOFTHCA_SYND_DBREC_ADDR;
+		return SOFTHCA_CMD_STAT_DMA_ERROR;
+	}
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq) {
+		c->syndrome = SOFTHCA_SYND_NO_MEM;
+		return SOFTHCA_CMD_STAT_EXCEED_LIM;
+	}
+	spin_lock_init(&cq->lock);
+	cq->log_size = ctx->log_size;
+	cq->dbrec = dbrec;
+	cq->arm_sn_fired = ~0u;
+	st = softhca_hw_pas_load(hw, &ctx->pas,
+				 (u64)SOFTHCA_CQE_SIZE << cq->log_size, true, 0,
+				 &cq->pas, &c->syndrome);
+	if (st) {
+		kfree(cq);
+		return st;
+	}
+	if (xa_alloc(&hw->cqs, &cqn, cq, XA_LIMIT(1, SOFTHCA_HW_MAX_CQ - 1),
+		     GFP_KERNEL)) {
+		softhca_hw_cq_free(cq);
+		c->syndrome = SOFTHCA_SYND_CQ_LIMIT;
+		return SOFTHCA_CMD_STAT_EXCEED_LIM;
+	}
+	cq->cqn = cqn;
+	cq->eq = eq;
+	eq->users++;
+	cq->uar = uar;
+	uar->users++;
+	out->num = cpu_to_le32(cqn);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_obj_in *in = c->in;
+	u32 cqn = le32_to_cpu(in->num);
+	struct softhca_hw_cq *cq = xa_load(&hw->cqs, cqn);
+
+	if (!cq) {
+		c->syndrome = SOFTHCA_SYND_NO_CQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	if (cq->users) {
+		c->syndrome = SOFTHCA_SYND_CQ_BUSY;
+		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
+	}
+	xa_erase(&hw->cqs, cqn);
+	/* the engine looks CQs up under RCU */
+	synchronize_rcu();
+	cq->eq->users--;
+	cq->uar->users--;
+	softhca_hw_cq_free(cq);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_obj_in *in = c->in;
+	struct softhca_cq_query_out *out = c->out;
+	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->num));
+	struct softhca_cq_dbrec db = {};
+	unsigned long flags;
+
+	if (!cq) {
+		c->syndrome = SOFTHCA_SYND_NO_CQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	out->ctx.log_size = cq->log_size;
+	out->ctx.log_cqe_size = SOFTHCA_LOG_CQE_SIZE;
+	out->ctx.eqn = cpu_to_le32(cq->eq->eqn);
+	out->ctx.uar = cpu_to_le32(cq->uar->index);
+	out->ctx.dbrec_addr = cpu_to_le64(cq->dbrec);
+	out->ctx.pas.nblocks = cpu_to_le32(cq->pas.nblocks);
+	out->ctx.pas.log_block_size = cq->pas.log_block_size;
+	out->ctx.pas.page_offset = cq->pas.offset /
+		(BIT(cq->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
+	softhca_hw_dma_read(hw, cq->dbrec, &db, sizeof(db));
+	spin_lock_irqsave(&cq->lock, flags);
+	out->pi = cpu_to_le32(cq->pi);
+	out->ci = db.ci;
+	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
+	out->state = cpu_to_le32(cq->error);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+void softhca_hw_cqs_cleanup(struct softhca_hw *hw)
+{
+	struct softhca_hw_cq *cq;
+	unsigned long i;
+
+	xa_for_each(&hw->cqs, i, cq)
+		softhca_hw_cq_free(cq);
+	xa_destroy(&hw->cqs);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: event queues. The card writes an EQE at the
+ * producer index with the owner bit of that pass, then raises the EQ's
+ * interrupt line if the EQ is armed, and disarms it. The driver consumes,
+ * writes its consumer index to the EQ's doorbell register and re-arms; if
+ * EQEs arrived meanwhile the card raises the line again at once.
+ */
+#include <linux/slab.h>
+
+#include "hw.h"
+
+#define SOFTHCA_HW_LOG_MAX_EQ	16
+
+static struct softhca_hw_eq *softhca_hw_eq_get(struct softhca_hw *hw, u32 eqn)
+{
+	return xa_load(&hw->eqs, eqn);
+}
+
+static void softhca_hw_eq_free(struct softhca_hw_eq *eq)
+{
+	softhca_hw_pas_free(&eq->pas);
+	kfree(eq);
+}
+
+u8 softhca_hw_cmd_create_eq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_eq_ctx *ctx = c->in;
+	struct softhca_create_out *out = c->out;
+	u32 vector = le16_to_cpu(ctx->vector);
+	struct softhca_hw_eq *eq;
+	u32 eqn;
+	u8 st;
+
+	if (!ctx->log_size || ctx->log_size > SOFTHCA_HW_LOG_MAX_EQ) {
+		c->syndrome = SOFTHCA_SYND_EQ_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (ctx->type != SOFTHCA_EQ_ASYNC && ctx->type != SOFTHCA_EQ_COMP) {
+		c->syndrome = SOFTHCA_SYND_EQ_TYPE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (ctx->type == SOFTHCA_EQ_ASYNC && hw->async_eq) {
+		c->syndrome = SOFTHCA_SYND_EQ_TYPE;
+		return SOFTHCA_CMD_STAT_BAD_STATE;
+	}
+	if (vector >= hw->nvec) {
+		c->syndrome = SOFTHCA_SYND_EQ_VECTOR;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+
+	eq = kzalloc(sizeof(*eq), GFP_KERNEL);
+	if (!eq) {
+		c->syndrome = SOFTHCA_SYND_NO_MEM;
+		return SOFTHCA_CMD_STAT_EXCEED_LIM;
+	}
+	spin_lock_init(&eq->lock);
+	eq->type = ctx->type;
+	eq->vector = vector;
+	eq->log_size = ctx->log_size;
+	st = softhca_hw_pas_load(hw, &ctx->pas,
+				 sizeof(struct softhca_eqe) << eq->log_size,
+				 true, 0, &eq->pas, &c->syndrome);
+	if (st) {
+		kfree(eq);
+		return st;
+	}
+	if (xa_alloc(&hw->eqs, &eqn, eq, XA_LIMIT(0, SOFTHCA_MAX_EQS - 1),
+		     GFP_KERNEL)) {
+		softhca_hw_eq_free(eq);
+		c->syndrome = SOFTHCA_SYND_EQ_LIMIT;
+		return SOFTHCA_CMD_STAT_EXCEED_LIM;
+	}
+	eq->eqn = eqn;
+	if (eq->type == SOFTHCA_EQ_ASYNC)
+		WRITE_ONCE(hw->async_eq, eq);
+	out->num = cpu_to_le32(eqn);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+u8 softhca_hw_cmd_destroy_eq(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_obj_in *in = c->in;
+	u32 eqn = le32_to_cpu(in->num);
+	struct softhca_hw_eq *eq = softhca_hw_eq_get(hw, eqn);
+
+	if (!eq) {
+		c->syndrome = SOFTHCA_SYND_NO_EQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	if (eq->users) {
+		c->syndrome = SOFTHCA_SYND_EQ_BUSY;
+		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
+	}
+	if (hw->async_eq == eq)
+		WRITE_ONCE(hw->async_eq, NULL);
+	xa_erase(&hw->eqs, eqn);
+	/* doorbell writes look EQs up under RCU */
+	synchronize_rcu();
+	softhca_hw_eq_free(eq);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+u8 softhca_hw_cmd_query_eq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_obj_in *in = c->in;
+	struct softhca_eq_query_out *out = c->out;
+	struct softhca_hw_eq *eq = softhca_hw_eq_get(hw, le32_to_cpu(in->num));
+	unsigned long flags;
+
+	if (!eq) {
+		c->syndrome = SOFTHCA_SYND_NO_EQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	out->ctx.log_size = eq->log_size;
+	out->ctx.type = eq->type;
+	out->ctx.vector = cpu_to_le16(eq->vector);
+	out->ctx.pas.nblocks = cpu_to_le32(eq->pas.nblocks);
+	out->ctx.pas.log_block_size = eq->pas.log_block_size;
+	spin_lock_irqsave(&eq->lock, flags);
+	out->pi = cpu_to_le32(eq->pi);
+	out->ci = cpu_to_le32(eq->ci);
+	out->armed = cpu_to_le32(eq->armed);
+	out->overruns = cpu_to_le32(eq->overruns);
+	spin_unlock_irqrestore(&eq->lock, flags);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+/* The driver wrote EQ_DB(eqn): a new consumer index, and maybe ARM. */
+void softhca_hw_eq_doorbell(struct softhca_hw *hw, u32 eqn, u32 value)
+{
+	struct softhca_hw_eq *eq;
+	unsigned long flags;
+	bool raise = false;
+	u32 ci;
+
+	rcu_read_lock();
+	eq = softhca_hw_eq_get(hw, eqn);
+	if (!eq)
+		goto out;
+	spin_lock_irqsave(&eq->lock, flags);
+	/* the doorbell carries 24 bits; the card keeps the full count */
+	ci = (eq->pi & ~SOFTHCA_EQ_DB_CI_MASK) | (value & SOFTHCA_EQ_DB_CI_MASK);
+	if (ci - eq->pi <= SOFTHCA_EQ_DB_CI_MASK && ci != eq->pi)
+		ci -= SOFTHCA_EQ_DB_CI_MASK + 1;
+	eq->ci = ci;
+	if (value & SOFTHCA_EQ_DB_ARM) {
+		if (eq->pi != eq->ci)
+			raise = true;	/* events arrived before the arm */
+		else
+			eq->armed = true;
+	}
+	spin_unlock_irqrestore(&eq->lock, flags);
+	if (raise)
+		softhca_hw_raise_irq(hw, eq->vector);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * softhca_hw_eq_post - write one EQE and interrupt if armed
+ * @hw: the card
+ * @eq: the EQ
+ * @type: softhca_eqe_type
+ * @obj: the object it is about
+ * @data0: first data word
+ * @data1: second data word
+ *
+ * Return: 0, -ENOSPC if the EQ is full (the event is lost and counted), or
+ * -EFAULT if the EQ's memory failed the DMA check.
+ */
+int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
+		       u8 type, u32 obj, u32 data0, u32 data1)
+{
+	struct softhca_eqe eqe = {
+		.type = type,
+		.obj = cpu_to_le32(obj),
+		.data0 = cpu_to_le32(data0),
+		.data1 = cpu_to_le32(data1),
+	};
+	unsigned long flags;
+	bool raise = false;
+	u8 owner;
+	u64 addr;
+	int ret;
+
+	spin_lock_irqsave(&eq->lock, flags);
+	if (eq->pi - eq->ci >= BIT(eq->log_size)) {
+		eq->overruns++;
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = softhca_hw_pas_addr(&eq->pas,
+				  (u64)(eq->pi & (BIT(eq->log_size) - 1)) *
+				  sizeof(eqe), sizeof(eqe), &addr);
+	if (ret)
+		goto out;
+	owner = softhca_ring_owner(eq->pi, eq->log_size);
+	/* the body first, with the stale owner bit; then the owner bit */
+	eqe.owner = owner ^ SOFTHCA_EQE_OWNER;
+	ret = softhca_hw_dma_write(hw, addr, &eqe, sizeof(eqe));
+	if (ret)
+		goto out;
+	/* the body is visible before the owner bit that validates it */
+	wmb();
+	ret = softhca_hw_dma_write(hw, addr + offsetof(struct softhca_eqe, owner),
+				   &owner, 1);
+	if (ret)
+		goto out;
+	eq->pi++;
+	raise = eq->armed;
+	eq->armed = false;
+out:
+	spin_unlock_irqrestore(&eq->lock, flags);
+	if (raise)
+		softhca_hw_raise_irq(hw, eq->vector);
+	return ret;
+}
+
+/* An event for the async EQ (if the driver has created one). */
+int softhca_hw_async_event(struct softhca_hw *hw, u8 type, u32 obj,
+			   u32 data0, u32 data1)
+{
+	struct softhca_hw_eq *eq = READ_ONCE(hw->async_eq);
+
+	if (!eq)
+		return -ENODEV;
+	return softhca_hw_eq_post(hw, eq, type, obj, data0, data1);
+}
+
+void softhca_hw_eqs_cleanup(struct softhca_hw *hw)
+{
+	struct softhca_hw_eq *eq;
+	unsigned long i;
+
+	hw->async_eq = NULL;
+	xa_for_each(&hw->eqs, i, eq)
+		softhca_hw_eq_free(eq);
+	xa_destroy(&hw->eqs);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca driver: memory regions. reg_user_mr pins the range with
+ * ib_umem_get() (charged to RLIMIT_MEMLOCK), picks the largest block size
+ * the card takes (2 MiB on huge pages), describes the blocks in a PAS and
+ * creates an MKEY; its key is both lkey and rkey.
+ */
+#include <rdma/ib_umem.h>
+
+#include "softhca.h"
+
+#define SOFTHCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+static u32 softhca_mr_access(int access)
+{
+	return (access & IB_ACCESS_LOCAL_WRITE ? SOFTHCA_ACCESS_LOCAL_WRITE : 0) |
+	       (access & IB_ACCESS_REMOTE_WRITE ? SOFTHCA_ACCESS_REMOTE_WRITE : 0) |
+	       (access & IB_ACCESS_REMOTE_READ ? SOFTHCA_ACCESS_REMOTE_READ : 0) |
+	       (access & IB_ACCESS_REMOTE_ATOMIC ?
+		SOFTHCA_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+static int softhca_mr_destroy_mkey(struct softhca_dev *dev, u32 mkey)
+{
+	struct softhca_obj_in in = { .num = cpu_to_le32(mkey) };
+
+	return softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_MKEY, &in, sizeof(in),
+				NULL, 0);
+}
+
+struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata)
+{
+	struct softhca_dev *dev = to_sdev(ibpd->device);
+	struct softhca_create_out out;
+	struct softhca_mkey_ctx ctx;
+	struct softhca_pas_buf pb;
+	struct softhca_mr *mr;
+	unsigned long pgsz;
+	int ret;
+
+	/* the optional flags are hints the card may ignore */
+	if (access & ~(SOFTHCA_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: access 0x%x unsupported\n",
+			  access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > dev->caps.max_mr_size) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: length %llu out of range\n",
+			  length);
+		return ERR_PTR(-EINVAL);
+	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: unexpected request data\n");
+		return ERR_PTR(-EINVAL);
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		ibdev_dbg(&dev->ibdev, "reg_mr: cannot pin 0x%llx+%llu (%d)\n",
+			  start, length, ret);
+		goto err_free;
+	}
+	pgsz = softhca_umem_mr_block(mr->umem, dev->caps.page_size_cap, iova);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: no block size fits iova 0x%llx\n",
+			  iova);
+		ret = -EINVAL;
+		goto err_umem;
+	}
+	ret = softhca_pas_from_umem(dev, mr->umem, pgsz, &pb);
+	if (ret)
+		goto err_umem;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	ctx.access = cpu_to_le32(softhca_mr_access(access));
+	ctx.iova = cpu_to_le64(iova);
+	ctx.length = cpu_to_le64(length);
+	softhca_pas_to_prm(&pb, &ctx.pas);
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_MKEY, &ctx, sizeof(ctx),
+			       &out, sizeof(out));
+	softhca_pas_free(dev, &pb);
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: CREATE_MKEY failed (%d)\n", ret);
+		goto err_umem;
+	}
+	mr->mkey = le32_to_cpu(out.num);
+	ret = xa_insert(&dev->mrs, SOFTHCA_MKEY_INDEX(mr->mkey),
+			xa_mk_value(mr->mkey), GFP_KERNEL);
+	if (ret)
+		goto err_mkey;
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	mr->ibmr.page_size = pgsz;
+	return &mr->ibmr;
+
+err_mkey:
+	softhca_mr_destroy_mkey(dev, mr->mkey);
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct softhca_dev *dev = to_sdev(ibmr->device);
+	struct softhca_mr *mr = to_smr(ibmr);
+	int ret;
+
+	ret = softhca_mr_destroy_mkey(dev, mr->mkey);
+	if (ret)
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "DESTROY_MKEY 0x%x failed (%d)\n",
+				       mr->mkey, ret);
+	xa_erase(&dev->mrs, SOFTHCA_MKEY_INDEX(mr->mkey));
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
