@@ -296,6 +296,13 @@ int test_cq_overmax()
 	result(cq != nullptr, "cq.max-size-ok", cq ? "" : strerror(errno));
 	if (cq)
 		ibv_destroy_cq(cq);
+	cq = ibv_create_cq(d.ctx, 16, nullptr, nullptr, 0);
+	if (cq) {
+		int err = ibv_resize_cq(cq, 100);
+		result(err == EOPNOTSUPP, "cq.resize-eopnotsupp",
+		       "resize returned " + str(err));
+		ibv_destroy_cq(cq);
+	}
 	errno = 0;
 	cq = ibv_create_cq(d.ctx, 16, nullptr, nullptr,
 			   d.ctx->num_comp_vectors);
@@ -425,6 +432,29 @@ int test_mr(const std::string &kind)
 	} else {
 		return 2;
 	}
+	return 0;
+}
+
+/* Run unprivileged with a small RLIMIT_MEMLOCK: pinning is charged. */
+int test_mr_memlock()
+{
+	Dev d;
+	size_t len = 16UL << 20;
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	errno = 0;
+	ibv_mr *mr = ibv_reg_mr(d.pd, p, len, IBV_ACCESS_LOCAL_WRITE);
+	result(!mr && errno == ENOMEM, "mr.memlock-limit-enomem",
+	       mr ? "registered" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(d.pd, p, 4096, IBV_ACCESS_LOCAL_WRITE);
+	result(mr != nullptr, "mr.memlock-small-ok",
+	       mr ? "" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	munmap(p, len);
 	return 0;
 }
 
@@ -765,6 +795,8 @@ int main(int argc, char **argv)
 		rc = test_dbrec_share(arg.empty() ? 100 : atoi(arg.c_str()));
 	else if (t == "mr")
 		rc = test_mr(arg);
+	else if (t == "mr-memlock")
+		rc = test_mr_memlock();
 	else if (t == "malformed")
 		rc = test_malformed();
 	else if (t == "mmap")
