@@ -10,6 +10,9 @@
 #include "../include/softhca_abi.h"
 #include "softhca.h"
 
+/* Unregistrations the driver queues (netdev removal) run here. */
+struct workqueue_struct *softhca_wq;
+
 static LIST_HEAD(softhca_dev_list);
 static DEFINE_MUTEX(softhca_dev_lock);
 

@@ -10,8 +10,6 @@
 
 #include "softhca.h"
 
-struct workqueue_struct *softhca_wq;
-
 static int softhca_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	if (!is_vlan_dev(ndev) && ndev->type == ARPHRD_ETHER)
