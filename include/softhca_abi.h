@@ -18,7 +18,7 @@ struct softhca_alloc_ucontext_resp {
 	__u32 dbrec_align;		/* doorbell records' alignment */
 	__u32 max_inline_data;
 	__u32 max_sge;
-	__u32 reserved;
+	__u32 max_qp_wr;
 };
 
 struct softhca_alloc_pd_resp {
@@ -35,6 +35,31 @@ struct softhca_create_cq_req {
 
 struct softhca_create_cq_resp {
 	__u32 cqn;
+	__u32 reserved;
+};
+
+/*
+ * CREATE_QP: the provider's buffer (RQ then SQ, see softhca_prm.h) and the
+ * capabilities it reports to the application; the kernel checks that the
+ * geometry holds them and reports the same ones from query_qp.
+ */
+struct softhca_create_qp_req {
+	__aligned_u64 buf_addr;
+	__aligned_u64 db_addr;		/* struct softhca_qp_dbrec */
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u8 log_sq_size;		/* send basic blocks */
+	__u8 log_rq_size;		/* receive WQEs */
+	__u8 log_rq_stride;		/* bytes per receive WQE */
+	__u8 reserved0;
+	__u32 reserved[2];
+};
+
+struct softhca_create_qp_resp {
+	__u32 qpn;
 	__u32 reserved;
 };
 

@@ -39,6 +39,7 @@ enum softhca_reg {
 	SOFTHCA_REG_CMDQ_ADDR_HI	= 0x01c,
 	SOFTHCA_REG_CMDQ_LOG_SIZE	= 0x020, /* RW log2 of the queue's entries */
 	SOFTHCA_REG_CMD_DB		= 0x024, /* WO slot bitmap (doorbell) */
+	SOFTHCA_REG_ENGINE_DB		= 0x028, /* WO wake-up: a QPN with work */
 	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
 };
 
@@ -47,14 +48,14 @@ enum softhca_reg {
 #define SOFTHCA_REG_EQ_DB(eqn)		(SOFTHCA_REG_EQ_DB_BASE + 8 * (eqn))
 
 enum softhca_status_bits {
-	SOFTHCA_STATUS_READY		= 1u << 0, /* command queue enabled */
-	SOFTHCA_STATUS_FATAL		= 1u << 1, /* device failed; see syndrome */
+	SOFTHCA_STATUS_READY		= 0x1, /* command queue enabled */
+	SOFTHCA_STATUS_FATAL		= 0x2, /* device failed; see syndrome */
 	SOFTHCA_STATUS_SYNDROME_SHIFT	= 8,
 	SOFTHCA_STATUS_SYNDROME_MASK	= 0xffu << 8,
 };
 
 enum softhca_ctrl_bits {
-	SOFTHCA_CTRL_ENABLE		= 1u << 0, /* start the command queue */
+	SOFTHCA_CTRL_ENABLE		= 0x1, /* start the command queue */
 };
 
 /* SOFTHCA_REG_CMDQ_CAPS */
@@ -78,8 +79,8 @@ static inline __u32 softhca_eq_db(__u32 ci, int arm)
  * writes a SOFTHCA_EQE_CMD_DONE on the async EQ (events mode).
  */
 enum softhca_cmd_ctrl {
-	SOFTHCA_CMD_CTRL_OWNER_HW	= 1u << 0,
-	SOFTHCA_CMD_CTRL_EVENT		= 1u << 1,
+	SOFTHCA_CMD_CTRL_OWNER_HW	= 0x1,
+	SOFTHCA_CMD_CTRL_EVENT		= 0x2,
 };
 
 struct softhca_cmd_entry {
@@ -183,12 +184,12 @@ static inline __u32 softhca_pas_list_pages(__u32 n)
  * QUERY_CAPS: no input; the output is struct softhca_caps.
  */
 enum softhca_dev_cap_flags {
-	SOFTHCA_CAP_RC			= 1u << 0,
-	SOFTHCA_CAP_UC			= 1u << 1,
-	SOFTHCA_CAP_UD			= 1u << 2,
-	SOFTHCA_CAP_SRQ			= 1u << 3,
-	SOFTHCA_CAP_ATOMIC		= 1u << 4,
-	SOFTHCA_CAP_CMD_EVENTS		= 1u << 5,
+	SOFTHCA_CAP_RC			= 0x1,
+	SOFTHCA_CAP_UC			= 0x2,
+	SOFTHCA_CAP_UD			= 0x4,
+	SOFTHCA_CAP_SRQ			= 0x8,
+	SOFTHCA_CAP_ATOMIC		= 0x10,
+	SOFTHCA_CAP_CMD_EVENTS		= 0x20,
 };
 
 struct softhca_caps {
@@ -385,23 +386,24 @@ enum softhca_cqe_flags {
 };
 
 /*
- * A CQE. wqe_counter is the index of the completed WQE in its queue (SQ for
- * requester opcodes, RQ for receive opcodes); the consumer finds wr_id by
- * it. imm is in network order, as on the wire and in ibv_wc.
+ * A CQE. wqe_counter is the index of the completed WQE in its queue (the
+ * basic-block counter of its first block for the SQ, the WQE counter for
+ * the RQ); the consumer finds wr_id by it. imm is in network order, as on
+ * the wire and in ibv_wc.
  */
 struct softhca_cqe {
 	__le32 qpn;
 	__le32 byte_cnt;
 	__be32 imm;
-	__le32 src_qp;			/* UD: the sender's QP */
+	__le32 src_qp;			/* the sending QP */
 	__le32 vendor_err;		/* the card's syndrome for errors */
-	__le16 wqe_counter;
+	__le32 wqe_counter;
 	__u8 opcode;			/* softhca_cqe_opcode */
 	__u8 status;			/* softhca_cqe_status */
 	__u8 flags;			/* softhca_cqe_flags */
 	__u8 rsvd0;
 	__le16 pkey_index;
-	__u8 rsvd1[35];
+	__u8 rsvd1[33];
 	__u8 op_own;			/* bit 0: owner */
 };
 
@@ -479,10 +481,10 @@ static inline __u64 softhca_cq_db(__u32 arm, __u32 cqn)
  * MKEYs (memory regions). lkey = rkey = index << 8 | key byte.
  */
 enum softhca_mkey_access {
-	SOFTHCA_ACCESS_LOCAL_WRITE	= 1u << 0,
-	SOFTHCA_ACCESS_REMOTE_WRITE	= 1u << 1,
-	SOFTHCA_ACCESS_REMOTE_READ	= 1u << 2,
-	SOFTHCA_ACCESS_REMOTE_ATOMIC	= 1u << 3,
+	SOFTHCA_ACCESS_LOCAL_WRITE	= 0x1,
+	SOFTHCA_ACCESS_REMOTE_WRITE	= 0x2,
+	SOFTHCA_ACCESS_REMOTE_READ	= 0x4,
+	SOFTHCA_ACCESS_REMOTE_ATOMIC	= 0x8,
 };
 
 struct softhca_mkey_ctx {
@@ -504,5 +506,225 @@ struct softhca_mkey_query_out {
 
 #define SOFTHCA_MKEY_INDEX(key)		((key) >> 8)
 #define SOFTHCA_MKEY_VARIANT(key)	((key) & 0xff)
+#define SOFTHCA_INVALID_LKEY		0	/* index 0 is never a key */
+
+/* ------------------------------------------------------------------------
+ * GIDs: the driver loads the port's GID table (RoCEv2 addresses) with
+ * SET_GID; the card finds a destination by GID among them (loopback).
+ */
+struct softhca_set_gid_in {
+	__le32 index;
+	__u8 valid;
+	__u8 rsvd[3];
+	__u8 gid[16];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_set_gid_in, 24);
+
+/* ------------------------------------------------------------------------
+ * QPs. One buffer holds the RQ (2^log_rq_size WQEs of 2^log_rq_stride
+ * bytes) at offset 0 and the SQ (2^log_sq_size basic blocks of 64 bytes)
+ * right after it. The doorbell record counts posted receive WQEs and
+ * posted send basic blocks.
+ */
+enum softhca_qp_type {
+	SOFTHCA_QPT_RC			= 0,
+	SOFTHCA_QPT_UC			= 1,
+	SOFTHCA_QPT_UD			= 2,
+};
+
+enum softhca_qp_state {
+	SOFTHCA_QPS_RESET		= 0,
+	SOFTHCA_QPS_INIT		= 1,
+	SOFTHCA_QPS_RTR			= 2,
+	SOFTHCA_QPS_RTS			= 3,
+	SOFTHCA_QPS_SQD			= 4,
+	SOFTHCA_QPS_SQE			= 5,
+	SOFTHCA_QPS_ERR			= 6,
+};
+
+#define SOFTHCA_WQEBB_SIZE		64
+#define SOFTHCA_LOG_WQEBB		6
+#define SOFTHCA_WQE_DS_SIZE		16	/* WQEs are counted in 16 B units */
+#define SOFTHCA_MAX_WQEBBS		8	/* the largest send WQE */
+
+struct softhca_qp_ctx {
+	__u8 type;			/* softhca_qp_type */
+	__u8 log_sq_size;		/* send basic blocks */
+	__u8 log_rq_size;		/* receive WQEs */
+	__u8 log_rq_stride;		/* bytes per receive WQE */
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 uar;
+	__le32 flags;			/* softhca_qp_flags */
+	__le64 dbrec_addr;		/* struct softhca_qp_dbrec */
+	struct softhca_pas pas;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_ctx, 48);
+
+enum softhca_qp_flags {
+	SOFTHCA_QP_SIG_ALL		= 0x1,	/* every send completes */
+};
+
+struct softhca_qp_dbrec {
+	__le32 rq_pi;			/* receive WQEs posted */
+	__le32 sq_pi;			/* send basic blocks posted */
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_dbrec, 8);
+
+/* MODIFY_QP: which attributes the command carries. */
+enum softhca_qp_attr_mask {
+	SOFTHCA_QP_A_STATE		= 0x1,
+	SOFTHCA_QP_A_ACCESS		= 0x2,
+	SOFTHCA_QP_A_PKEY		= 0x4,
+	SOFTHCA_QP_A_PORT		= 0x8,
+	SOFTHCA_QP_A_QKEY		= 0x10,
+	SOFTHCA_QP_A_AV			= 0x20,
+	SOFTHCA_QP_A_PATH_MTU		= 0x40,
+	SOFTHCA_QP_A_TIMEOUT		= 0x80,
+	SOFTHCA_QP_A_RETRY_CNT		= 0x100,
+	SOFTHCA_QP_A_RNR_RETRY		= 0x200,
+	SOFTHCA_QP_A_RQ_PSN		= 0x400,
+	SOFTHCA_QP_A_MAX_QP_RD_ATOMIC	= 0x800,
+	SOFTHCA_QP_A_MIN_RNR_TIMER	= 0x1000,
+	SOFTHCA_QP_A_SQ_PSN		= 0x2000,
+	SOFTHCA_QP_A_MAX_DEST_RD_ATOMIC	= 0x4000,
+	SOFTHCA_QP_A_DEST_QPN		= 0x8000,
+	SOFTHCA_QP_A_SQD_NOTIFY		= 0x10000,
+};
+
+/*
+ * The attributes of a QP as the card keeps them: the MODIFY_QP input
+ * (with qpn, mask and next_state) and the QUERY_QP output.
+ */
+struct softhca_qp_attr {
+	__le32 qpn;
+	__le32 mask;			/* softhca_qp_attr_mask */
+	__u8 state;			/* softhca_qp_state (next state) */
+	__u8 path_mtu;			/* 1..5: 256..4096 bytes */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 dgid[16];
+	__le32 dest_qpn;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 qkey;
+	__le32 access;			/* softhca_mkey_access REMOTE_* bits */
+	__le32 flow_label;
+	__u8 timeout;			/* 4.096 us * 2^timeout, 0 = infinite */
+	__u8 retry_cnt;
+	__u8 rnr_retry;			/* 7 = infinite */
+	__u8 min_rnr_timer;		/* IB encoding */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 traffic_class;
+	__u8 sl;
+	__le16 pkey_index;
+	__u8 port;
+	__u8 sqd_notify;
+	__le32 rsvd[2];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_attr, 72);
+
+/* ------------------------------------------------------------------------
+ * Send WQEs: a control segment, then (by opcode) a remote address segment,
+ * an atomic segment, and data segments or inline data; ds counts the
+ * 16-byte units, the WQE takes ceil(ds / 4) basic blocks and may wrap
+ * around the end of the SQ.
+ */
+enum softhca_wqe_opcode {
+	SOFTHCA_WQE_SEND		= 0x00,
+	SOFTHCA_WQE_SEND_IMM		= 0x01,
+	SOFTHCA_WQE_RDMA_WRITE		= 0x02,
+	SOFTHCA_WQE_RDMA_WRITE_IMM	= 0x03,
+	SOFTHCA_WQE_RDMA_READ		= 0x04,
+	SOFTHCA_WQE_ATOMIC_CS		= 0x05,
+	SOFTHCA_WQE_ATOMIC_FA		= 0x06,
+};
+
+enum softhca_wqe_flags {
+	SOFTHCA_WQE_F_SIGNALED		= 0x1,
+	SOFTHCA_WQE_F_SOLICITED		= 0x2,
+	SOFTHCA_WQE_F_FENCE		= 0x4,
+	SOFTHCA_WQE_F_INLINE		= 0x8,
+};
+
+struct softhca_wqe_ctrl {
+	__le16 wqe_index;		/* basic-block counter of this WQE */
+	__u8 opcode;			/* softhca_wqe_opcode */
+	__u8 ds;			/* 16-byte units, this segment included */
+	__u8 flags;			/* softhca_wqe_flags */
+	__u8 rsvd[7];
+	__be32 imm;			/* immediate data, network order */
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_ctrl, 16);
+
+struct softhca_wqe_raddr {
+	__le64 addr;
+	__le32 rkey;
+	__le32 rsvd;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_raddr, 16);
+
+struct softhca_wqe_atomic {
+	__le64 swap_add;		/* swap value, or the addend */
+	__le64 compare;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_atomic, 16);
+
+struct softhca_wqe_data {
+	__le32 byte_count;
+	__le32 lkey;
+	__le64 addr;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_data, 16);
+
+/*
+ * Inline data follows the last fixed segment: a 4-byte length then the
+ * bytes, padded to 16; the ds count includes it.
+ */
+struct softhca_wqe_inline {
+	__le32 byte_count;
+};
+
+/*
+ * Receive WQE: up to 2^log_rq_stride / 16 data segments; a segment with
+ * lkey SOFTHCA_INVALID_LKEY ends a shorter list.
+ */
+
+/* How many 16-byte units inline data of @len bytes takes. */
+static inline __u32 softhca_inline_ds(__u32 len)
+{
+	return (len + sizeof(struct softhca_wqe_inline) +
+		SOFTHCA_WQE_DS_SIZE - 1) / SOFTHCA_WQE_DS_SIZE;
+}
+
+/*
+ * 16-byte units of the largest send WQE of a QP with these caps: an RDMA
+ * WRITE carries a control and a remote address segment and then the data
+ * segments or inline data; an atomic carries three segments and one SGE.
+ */
+static inline __u32 softhca_sq_max_ds(__u32 max_send_sge, __u32 max_inline)
+{
+	__u32 inl = max_inline ? softhca_inline_ds(max_inline) : 0;
+	__u32 data = max_send_sge > inl ? max_send_sge : inl;
+
+	return 2 + data > 4 ? 2 + data : 4;
+}
+
+/* Basic blocks a WQE of @ds units takes. */
+static inline __u32 softhca_wqe_bbs(__u32 ds)
+{
+	return (ds * SOFTHCA_WQE_DS_SIZE + SOFTHCA_WQEBB_SIZE - 1) /
+	       SOFTHCA_WQEBB_SIZE;
+}
 
 #endif /* SOFTHCA_PRM_H */

@@ -107,6 +107,7 @@ struct softhca_dev {
 	struct softhca_eq *ceqs;
 	u32 num_ceqs;
 	struct xarray cqs;		/* cqn -> softhca_cq, for EQE dispatch */
+	struct xarray qps;		/* qpn -> softhca_qp, for EQE dispatch */
 	struct xarray mrs;		/* mkey index -> xa_mk_value(mkey) */
 	struct mutex uctx_lock;		/* uctx_list */
 	struct list_head uctx_list;
@@ -199,6 +200,23 @@ struct softhca_cq {
 static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct softhca_cq, ibcq);
+}
+
+struct softhca_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	struct ib_umem *umem;
+	struct softhca_dbrec db;
+	struct ib_qp_cap cap;		/* as reported to the application */
+	enum ib_sig_type sq_sig_type;
+	/* one reference more while an EQ tasklet delivers to it */
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct softhca_qp, ibqp);
 }
 
 /* The PAS list of one command (softhca_pas.c). */
@@ -299,6 +317,24 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
+
+/* softhca_qp.c */
+int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		      struct ib_udata *udata);
+int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+void softhca_qp_event(struct softhca_dev *dev, u32 qpn, u8 type, u32 data);
+
+/* softhca_gid.c */
+int softhca_add_gid(const struct ib_gid_attr *attr, void **context);
+int softhca_del_gid(const struct ib_gid_attr *attr, void **context);
 
 /* softhca_debug.c: debugfs and restrack views */
 void softhca_debugfs_init(struct softhca_dev *dev, const char *name);

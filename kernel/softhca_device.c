@@ -29,7 +29,8 @@ static void softhca_dealloc_driver(struct ib_device *ibdev)
 	softhca_cmd_cleanup(dev);
 	softhca_hw_unplug(dev->hw);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
-	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->mrs));
+	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->mrs) ||
+		!xa_empty(&dev->qps));
 }
 
 static const struct ib_device_ops softhca_dev_ops = {
@@ -37,14 +38,18 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SOFTHCA_UVERBS_ABI_VERSION,
 
+	.add_gid = softhca_add_gid,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.create_cq = softhca_create_cq,
+	.create_qp = softhca_create_qp,
 	.dealloc_driver = softhca_dealloc_driver,
 	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
+	.del_gid = softhca_del_gid,
 	.dereg_mr = softhca_dereg_mr,
 	.destroy_cq = softhca_destroy_cq,
+	.destroy_qp = softhca_destroy_qp,
 	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.fill_res_cq_entry = softhca_fill_res_cq_entry,
 	.fill_res_mr_entry = softhca_fill_res_mr_entry,
@@ -53,13 +58,18 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.get_port_immutable = softhca_get_port_immutable,
 	.mmap = softhca_mmap,
 	.mmap_free = softhca_mmap_free,
+	.modify_qp = softhca_modify_qp,
+	.post_recv = softhca_post_recv,
+	.post_send = softhca_post_send,
 	.query_device = softhca_query_device,
 	.query_pkey = softhca_query_pkey,
 	.query_port = softhca_query_port,
+	.query_qp = softhca_query_qp,
 	.reg_user_mr = softhca_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softhca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softhca_ucontext, ibuc),
 };
 
@@ -191,6 +201,9 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 	strscpy(ibdev->node_desc, "softhca", sizeof(ibdev->node_desc));
 	ibdev->dev.parent = softhca_hw_device(dev->hw);
 	ibdev->local_dma_lkey = 0;
+	/* zero-WR posts are the provider's wake-up call */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	ib_set_device_ops(ibdev, &softhca_dev_ops);
 }
 
@@ -228,6 +241,7 @@ int softhca_probe(const char *name, struct net_device *ndev)
 	dev->hw = hw;
 	INIT_WORK(&dev->unregister_work, softhca_unregister_work);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_BH);
 	xa_init(&dev->mrs);
 	mutex_init(&dev->uctx_lock);
 	INIT_LIST_HEAD(&dev->uctx_list);

@@ -42,6 +42,14 @@ static void softhca_eq_dispatch(struct softhca_dev *dev,
 	case SOFTHCA_EQE_CMD_DONE:
 		softhca_cmd_event(dev, obj, data0);
 		break;
+	case SOFTHCA_EQE_QP_FATAL:
+	case SOFTHCA_EQE_QP_LAST_WQE:
+	case SOFTHCA_EQE_QP_COMM_EST:
+	case SOFTHCA_EQE_QP_REQ_ERR:
+	case SOFTHCA_EQE_QP_ACCESS_ERR:
+	case SOFTHCA_EQE_SQ_DRAINED:
+		softhca_qp_event(dev, obj, eqe->type, data0);
+		break;
 	default:
 		ibdev_warn_ratelimited(&dev->ibdev,
 				       "unexpected EQE type 0x%x obj 0x%x\n",

@@ -82,6 +82,7 @@ int softhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.dbrec_align = dev->caps.dbrec_align;
 	resp.max_inline_data = dev->caps.max_inline_data;
 	resp.max_sge = dev->caps.max_sge;
+	resp.max_qp_wr = dev->caps.max_qp_wr;
 	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (ret)
 		goto err_mmap;

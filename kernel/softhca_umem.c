@@ -38,6 +38,8 @@ unsigned long softhca_umem_queue_block(struct ib_umem *umem,
 
 	if (!umem->length)
 		return 0;
+	/* a block must hold at least one page_offset quantum */
+	pgsz_bitmap &= ~(unsigned long)(SOFTHCA_PAGE_OFFSET_QUANTA - 1);
 	while (pgsz_bitmap) {
 		pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, umem->address);
 		if (!pgsz)

@@ -8,6 +8,7 @@
 #define SOFTHCA_HW_INTERNAL_H
 
 #include <linux/irq_work.h>
+#include <linux/ktime.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -18,6 +19,8 @@
 #include "softhca_hw.h"
 
 struct platform_device;
+
+#define SOFTHCA_HW_GID_TBL_LEN	64
 
 /* The block sizes the card's PAS/MTT takes: the CPU's page sizes. */
 #define SOFTHCA_HW_BLOCK_SIZES	(SZ_4K | SZ_2M | SZ_1G)
@@ -59,8 +62,24 @@ struct softhca_hw {
 	struct xarray eqs;
 	struct xarray cqs;
 	struct xarray mkeys;
+	struct xarray qps;
 	u32 mkey_variant;
 	struct softhca_hw_eq *async_eq;
+
+	/* the port's GID table, as SET_GID loaded it */
+	u8 gids[SOFTHCA_HW_GID_TBL_LEN][16];
+	unsigned long gid_valid[BITS_TO_LONGS(SOFTHCA_HW_GID_TBL_LEN)];
+
+	/* the data-path engine (hw_engine.c) */
+	struct task_struct *engine;
+	struct mutex engine_lock;	/* one engine pass at a time; also
+					 * taken by commands that change what
+					 * the engine walks */
+	struct list_head engine_qps;	/* QPs with queues to serve */
+	atomic_t engine_kicked;		/* a wake-up doorbell was rung */
+	struct softhca_hw_wqe *engine_wqe;	/* scratch, under engine_lock */
+	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
+	ktime_t engine_backoff;		/* wake-ups leave it asleep until */
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -69,6 +88,7 @@ struct softhca_hw_pas {
 	u32 nblocks;
 	u8 log_block_size;
 	u32 offset;			/* where the object starts in block 0 */
+	u64 size;			/* the object's bytes */
 };
 
 struct softhca_hw_pd {
@@ -103,6 +123,7 @@ struct softhca_hw_cq {
 	struct softhca_hw_eq *eq;
 	struct softhca_hw_uar *uar;
 	u64 dbrec;
+	struct softhca_cq_dbrec *db;	/* dbrec, checked to be RAM */
 	struct softhca_hw_pas pas;
 	spinlock_t lock;		/* pi, arm state, error */
 	u32 pi;
@@ -110,6 +131,35 @@ struct softhca_hw_cq {
 	bool error;
 	u32 users;			/* QPs completing to it */
 	struct rcu_head rcu;
+};
+
+struct softhca_hw_qp {
+	u32 qpn;
+	u8 type;			/* softhca_qp_type */
+	u8 state;			/* softhca_qp_state */
+	u32 flags;			/* softhca_qp_flags */
+	struct softhca_hw_pd *pd;
+	struct softhca_hw_cq *scq;
+	struct softhca_hw_cq *rcq;
+	struct softhca_hw_uar *uar;
+	struct softhca_hw_pas pas;	/* RQ, then SQ */
+	u32 log_sq_size;		/* basic blocks */
+	u32 log_rq_size;		/* receive WQEs */
+	u32 log_rq_stride;
+	u64 sq_offset;			/* bytes from the start of the buffer */
+	u64 dbrec;
+	struct softhca_qp_dbrec *db;	/* dbrec, checked to be RAM */
+	struct softhca_qp_attr attr;	/* as MODIFY_QP set it */
+
+	/* engine state, under hw->engine_lock */
+	struct list_head engine;	/* hw->engine_qps */
+	u32 sq_ci;			/* next send basic block */
+	u32 rq_ci;			/* next receive WQE */
+	u32 retries;			/* transport retries spent on this WQE */
+	u32 rnr_retries;		/* RNR retries spent on this WQE */
+	bool waiting;			/* the SQ waits until @deadline */
+	ktime_t deadline;
+	bool comm_est;			/* first message seen in RTR */
 };
 
 struct softhca_hw_mkey {
@@ -168,6 +218,34 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_MKEY_LIMIT		= 0x1602,
 	SOFTHCA_SYND_MKEY_ACCESS	= 0x1603,
 	SOFTHCA_SYND_MKEY_LENGTH	= 0x1604,
+	SOFTHCA_SYND_NO_QP		= 0x1701,
+	SOFTHCA_SYND_QP_LIMIT		= 0x1702,
+	SOFTHCA_SYND_QP_TYPE		= 0x1703,
+	SOFTHCA_SYND_QP_SIZE		= 0x1704,
+	SOFTHCA_SYND_QP_CQ		= 0x1705,
+	SOFTHCA_SYND_QP_STATE		= 0x1706,
+	SOFTHCA_SYND_QP_ATTR		= 0x1707,
+	SOFTHCA_SYND_GID_INDEX		= 0x1801,
+	/* data path: vendor_err of error CQEs, data0 of QP error EQEs */
+	SOFTHCA_SYND_WQE_FORMAT		= 0x2001,
+	SOFTHCA_SYND_WQE_OPCODE		= 0x2002,
+	SOFTHCA_SYND_LKEY		= 0x2003,
+	SOFTHCA_SYND_LKEY_PD		= 0x2004,
+	SOFTHCA_SYND_LKEY_BOUNDS	= 0x2005,
+	SOFTHCA_SYND_LKEY_ACCESS	= 0x2006,
+	SOFTHCA_SYND_RKEY		= 0x2007,
+	SOFTHCA_SYND_RKEY_PD		= 0x2008,
+	SOFTHCA_SYND_RKEY_BOUNDS	= 0x2009,
+	SOFTHCA_SYND_RKEY_ACCESS	= 0x200a,
+	SOFTHCA_SYND_QP_ACCESS		= 0x200b,
+	SOFTHCA_SYND_RECV_LENGTH	= 0x200c,
+	SOFTHCA_SYND_ATOMIC_ALIGN	= 0x200d,
+	SOFTHCA_SYND_RNR		= 0x200e,
+	SOFTHCA_SYND_NO_RESPONDER	= 0x200f,
+	SOFTHCA_SYND_REMOTE_OP		= 0x2010,
+	SOFTHCA_SYND_QUEUE_INDEX	= 0x2011,
+	SOFTHCA_SYND_LOCAL_LENGTH	= 0x2012,
+	SOFTHCA_SYND_FLUSH		= 0x2013,
 };
 
 /* hw_caps.c */
@@ -194,7 +272,10 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 void softhca_hw_pas_free(struct softhca_hw_pas *pas);
 int softhca_hw_pas_addr(const struct softhca_hw_pas *pas, u64 off, u32 len,
 			u64 *addr);
+int softhca_hw_pas_rw(struct softhca_hw *hw, const struct softhca_hw_pas *pas,
+		      u64 off, void *buf, u32 len, bool write);
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len);
+void *softhca_hw_dma_va(struct softhca_hw *hw, u64 addr);
 
 /* hw_objs.c: PDs and UARs */
 void softhca_hw_objs_init(struct softhca_hw *hw);
@@ -236,6 +317,58 @@ u8 softhca_hw_cmd_destroy_mkey(struct softhca_hw *hw,
 u8 softhca_hw_cmd_query_mkey(struct softhca_hw *hw,
 			     struct softhca_hw_cmd_ctx *c);
 void softhca_hw_mkeys_cleanup(struct softhca_hw *hw);
+
+/* hw_cq.c: completions */
+int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
+		       struct softhca_cqe *cqe, bool solicited);
+
+/* hw_gid.c */
+u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
+bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid);
+
+/* hw_qp.c */
+u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_query_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
+void softhca_hw_qps_cleanup(struct softhca_hw *hw);
+void softhca_hw_qp_to_error(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			    u8 event, u32 syndrome);
+
+/* hw_mem.c: MKEY checks and the data mover */
+struct softhca_hw_sge {
+	struct softhca_hw_mkey *mkey;
+	u64 addr;
+	u32 len;
+};
+
+u32 softhca_hw_mkey_check(struct softhca_hw *hw, u32 key,
+			  struct softhca_hw_pd *pd, u32 access, u64 addr,
+			  u64 len, bool remote, struct softhca_hw_mkey **out);
+void *softhca_hw_mkey_ptr(struct softhca_hw *hw, struct softhca_hw_mkey *mkey,
+			  u64 addr, u32 *contig);
+u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
+		    u32 ndst, struct softhca_hw_sge *src, u32 nsrc,
+		    const void *inline_src, u64 len);
+
+/* hw_engine.c */
+int softhca_hw_engine_start(struct softhca_hw *hw);
+void softhca_hw_engine_stop(struct softhca_hw *hw);
+void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn);
+void softhca_hw_engine_add_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
+void softhca_hw_engine_del_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
+void softhca_hw_uar_publish(struct softhca_hw *hw, struct softhca_hw_uar *uar);
+
+/* hw_transport.c: executing send WQEs on the loopback wire */
+struct softhca_hw_wqe;
+int softhca_hw_transport_init(struct softhca_hw *hw);
+void softhca_hw_transport_cleanup(struct softhca_hw *hw);
+bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			   ktime_t now, ktime_t *next);
+bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 
 /* hw_irq.c */
 int softhca_hw_irq_init(struct softhca_hw *hw, unsigned int nvec);

@@ -41,6 +41,15 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 	SOFTHCA_HW_CMD(DESTROY_MKEY, SZ_OBJ, 0, destroy_mkey),
 	SOFTHCA_HW_CMD(QUERY_MKEY, SZ_OBJ,
 		       sizeof(struct softhca_mkey_query_out), query_mkey),
+	SOFTHCA_HW_CMD(CREATE_QP, sizeof(struct softhca_qp_ctx), SZ_NUM,
+		       create_qp),
+	SOFTHCA_HW_CMD(DESTROY_QP, SZ_OBJ, 0, destroy_qp),
+	SOFTHCA_HW_CMD(QUERY_QP, SZ_OBJ, sizeof(struct softhca_qp_attr),
+		       query_qp),
+	SOFTHCA_HW_CMD(MODIFY_QP, sizeof(struct softhca_qp_attr), 0,
+		       modify_qp),
+	SOFTHCA_HW_CMD(SET_GID, sizeof(struct softhca_set_gid_in), 0,
+		       set_gid),
 };
 
 static const struct softhca_hw_cmd_desc *softhca_hw_cmd_find(u16 opcode)

@@ -61,6 +61,7 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	spin_lock_init(&cq->lock);
 	cq->log_size = ctx->log_size;
 	cq->dbrec = dbrec;
+	cq->db = softhca_hw_dma_va(hw, dbrec);
 	cq->arm_sn_fired = ~0u;
 	st = softhca_hw_pas_load(hw, &ctx->pas,
 				 (u64)SOFTHCA_CQE_SIZE << cq->log_size, true, 0,
@@ -113,7 +114,6 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	const struct softhca_obj_in *in = c->in;
 	struct softhca_cq_query_out *out = c->out;
 	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->num));
-	struct softhca_cq_dbrec db = {};
 	unsigned long flags;
 
 	if (!cq) {
@@ -129,14 +129,108 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->ctx.pas.log_block_size = cq->pas.log_block_size;
 	out->ctx.pas.page_offset = cq->pas.offset /
 		(BIT(cq->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
-	softhca_hw_dma_read(hw, cq->dbrec, &db, sizeof(db));
 	spin_lock_irqsave(&cq->lock, flags);
 	out->pi = cpu_to_le32(cq->pi);
-	out->ci = db.ci;
+	out->ci = READ_ONCE(cq->db->ci);
 	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
 	out->state = cpu_to_le32(cq->error);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return SOFTHCA_CMD_STAT_OK;
+}
+
+/* The full consumer index from the 24 bits software publishes. */
+static u32 softhca_hw_cq_ci(u32 pi, u32 ci24)
+{
+	u32 ci = (pi & ~SOFTHCA_CQ_ARM_CI_MASK) | (ci24 & SOFTHCA_CQ_ARM_CI_MASK);
+
+	if (ci - pi <= SOFTHCA_CQ_ARM_CI_MASK && ci != pi)
+		ci -= SOFTHCA_CQ_ARM_CI_MASK + 1;
+	return ci;
+}
+
+/* Should the arm word @arm turn this CQE into a completion event? */
+static bool softhca_hw_cq_should_fire(struct softhca_hw_cq *cq, u32 arm,
+				      bool solicited, bool error)
+{
+	if (!(arm & SOFTHCA_CQ_ARM_REQUEST) ||
+	    softhca_cq_arm_sn(arm) == cq->arm_sn_fired)
+		return false;
+	if ((arm & SOFTHCA_CQ_ARM_SOLICITED) && !solicited && !error)
+		return false;
+	return true;
+}
+
+/**
+ * softhca_hw_cq_post - write a CQE and raise the CQ's event if armed
+ * @hw: the card
+ * @cq: the CQ
+ * @cqe: the CQE (op_own is set here)
+ * @solicited: the completed message asked for a solicited event
+ *
+ * A full CQ (producer a whole ring ahead of the consumer index in the
+ * doorbell record) is an overrun: the CQ enters error, the CQE is lost and
+ * a CQ_ERROR event goes to the async EQ.
+ *
+ * Return: 0, -ENOSPC on overrun, -EIO if the CQ is in error, -EFAULT if its
+ * memory failed the DMA check.
+ */
+int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
+		       struct softhca_cqe *cqe, bool solicited)
+{
+	u32 size = BIT(cq->log_size), syndrome = 0, arm;
+	bool fire = false;
+	unsigned long flags;
+	u64 off;
+	u8 owner;
+	int ret;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->error) {
+		ret = -EIO;
+		goto out;
+	}
+	if (cq->pi - softhca_hw_cq_ci(cq->pi,
+				      le32_to_cpu(READ_ONCE(cq->db->ci))) >=
+	    size) {
+		syndrome = SOFTHCA_CQ_SYND_OVERRUN;
+		ret = -ENOSPC;
+		goto out;
+	}
+	off = (u64)(cq->pi & (size - 1)) * SOFTHCA_CQE_SIZE;
+	/* the body with the stale owner bit, then the owner bit */
+	owner = softhca_ring_owner(cq->pi, cq->log_size);
+	cqe->op_own = owner ^ SOFTHCA_CQE_OWNER;
+	ret = softhca_hw_pas_rw(hw, &cq->pas, off, cqe, sizeof(*cqe), true);
+	if (!ret) {
+		/* the body is visible before the owner bit that validates it */
+		wmb();
+		ret = softhca_hw_pas_rw(hw, &cq->pas,
+					off + offsetof(struct softhca_cqe, op_own),
+					&owner, 1, true);
+	}
+	if (ret) {
+		syndrome = SOFTHCA_CQ_SYND_DMA;
+		goto out;
+	}
+	cq->pi++;
+	/* arms written before this CQE must see it: read the arm word now */
+	smp_mb();
+	arm = le32_to_cpu(READ_ONCE(cq->db->arm));
+	if (softhca_hw_cq_should_fire(cq, arm, solicited,
+				      cqe->status != SOFTHCA_CQE_ST_SUCCESS)) {
+		cq->arm_sn_fired = softhca_cq_arm_sn(arm);
+		fire = true;
+	}
+out:
+	if (syndrome)
+		cq->error = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (fire)
+		softhca_hw_eq_post(hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0, 0);
+	if (syndrome)
+		softhca_hw_async_event(hw, SOFTHCA_EQE_CQ_ERROR, cq->cqn,
+				       syndrome, 0);
+	return ret;
 }
 
 void softhca_hw_cqs_cleanup(struct softhca_hw *hw)

@@ -29,7 +29,7 @@ static int softhca_hw_dma_copy(struct softhca_hw *hw, u64 addr, void *buf,
 		unsigned long pfn = PHYS_PFN(phys);
 		void *va;
 
-		if (!pfn_valid(pfn))
+		if (!pfn_valid(pfn) || !page_is_ram(pfn))
 			return -EFAULT;
 		va = kmap_local_page(pfn_to_page(pfn));
 		if (to_host)

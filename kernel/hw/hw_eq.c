@@ -182,7 +182,7 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 	unsigned long flags;
 	bool raise = false;
 	u8 owner;
-	u64 addr;
+	u64 off;
 	int ret;
 
 	spin_lock_irqsave(&eq->lock, flags);
@@ -191,21 +191,18 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = softhca_hw_pas_addr(&eq->pas,
-				  (u64)(eq->pi & (BIT(eq->log_size) - 1)) *
-				  sizeof(eqe), sizeof(eqe), &addr);
-	if (ret)
-		goto out;
+	off = (u64)(eq->pi & (BIT(eq->log_size) - 1)) * sizeof(eqe);
 	owner = softhca_ring_owner(eq->pi, eq->log_size);
 	/* the body first, with the stale owner bit; then the owner bit */
 	eqe.owner = owner ^ SOFTHCA_EQE_OWNER;
-	ret = softhca_hw_dma_write(hw, addr, &eqe, sizeof(eqe));
+	ret = softhca_hw_pas_rw(hw, &eq->pas, off, &eqe, sizeof(eqe), true);
 	if (ret)
 		goto out;
 	/* the body is visible before the owner bit that validates it */
 	wmb();
-	ret = softhca_hw_dma_write(hw, addr + offsetof(struct softhca_eqe, owner),
-				   &owner, 1);
+	ret = softhca_hw_pas_rw(hw, &eq->pas,
+				off + offsetof(struct softhca_eqe, owner),
+				&owner, 1, true);
 	if (ret)
 		goto out;
 	eq->pi++;

@@ -19,6 +19,9 @@ void softhca_hw_objs_init(struct softhca_hw *hw)
 	xa_init_flags(&hw->eqs, XA_FLAGS_ALLOC);
 	xa_init_flags(&hw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&hw->mkeys, XA_FLAGS_ALLOC1);
+	xa_init_flags(&hw->qps, XA_FLAGS_ALLOC);
+	mutex_init(&hw->engine_lock);
+	INIT_LIST_HEAD(&hw->engine_qps);
 }
 
 static void softhca_hw_uar_free(struct softhca_hw_uar *uar)
@@ -34,6 +37,7 @@ void softhca_hw_objs_cleanup(struct softhca_hw *hw)
 	struct softhca_hw_pd *pd;
 	unsigned long i;
 
+	softhca_hw_qps_cleanup(hw);
 	softhca_hw_mkeys_cleanup(hw);
 	softhca_hw_cqs_cleanup(hw);
 	softhca_hw_eqs_cleanup(hw);
@@ -91,7 +95,6 @@ u8 softhca_hw_cmd_alloc_uar(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 {
 	struct softhca_alloc_out *out = c->out;
 	struct softhca_hw_uar *uar;
-	__le32 *state;
 	u32 index;
 
 	uar = kzalloc(sizeof(*uar), GFP_KERNEL);
@@ -102,14 +105,17 @@ u8 softhca_hw_cmd_alloc_uar(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(uar);
 		goto err_mem;
 	}
-	state = page_address(uar->page) + SOFTHCA_UAR_ENGINE_STATE;
-	WRITE_ONCE(*state, cpu_to_le32(SOFTHCA_ENGINE_IDLE));
+	/* the engine publishes its state in every UAR, this one too */
+	mutex_lock(&hw->engine_lock);
 	if (xa_alloc(&hw->uars, &index, uar, XA_LIMIT(0, SOFTHCA_HW_MAX_UAR - 1),
 		     GFP_KERNEL)) {
+		mutex_unlock(&hw->engine_lock);
 		softhca_hw_uar_free(uar);
 		c->syndrome = SOFTHCA_SYND_UAR_LIMIT;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;
 	}
+	softhca_hw_uar_publish(hw, uar);
+	mutex_unlock(&hw->engine_lock);
 	uar->index = index;
 	out->num = cpu_to_le32(index);
 	return SOFTHCA_CMD_STAT_OK;
@@ -134,7 +140,9 @@ u8 softhca_hw_cmd_dealloc_uar(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_UAR_BUSY;
 		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
 	}
+	mutex_lock(&hw->engine_lock);
 	xa_erase(&hw->uars, index);
+	mutex_unlock(&hw->engine_lock);
 	softhca_hw_uar_free(uar);
 	return SOFTHCA_CMD_STAT_OK;
 }

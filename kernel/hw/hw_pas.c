@@ -13,18 +13,29 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_PAS_BLOCKS	BIT(28)
+#define SOFTHCA_HW_MAX_PAS_BLOCKS	BIT(26)
 
-static bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr)
+/* Is [addr, addr + len) system RAM (not a hole, not firmware memory)? */
+static bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len)
 {
-	return pfn_valid(PHYS_PFN(dma_to_phys(&hw->pdev->dev, addr)));
+	phys_addr_t phys = dma_to_phys(&hw->pdev->dev, addr);
+
+	return len && phys + len > phys &&
+	       region_intersects(phys, len, IORESOURCE_SYSTEM_RAM,
+				 IORES_DESC_NONE) == REGION_INTERSECTS;
 }
 
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len)
 {
 	return addr && !(addr & 7) &&
 	       offset_in_page(addr) + len <= PAGE_SIZE &&
-	       softhca_hw_is_ram(hw, addr);
+	       softhca_hw_is_ram(hw, addr, len);
+}
+
+/* The kernel address of a DMA address already checked to be RAM. */
+void *softhca_hw_dma_va(struct softhca_hw *hw, u64 addr)
+{
+	return phys_to_virt(dma_to_phys(&hw->pdev->dev, addr));
 }
 
 /**
@@ -47,7 +58,7 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 	u64 list = le64_to_cpu(desc->list_addr);
 	u32 n = le32_to_cpu(desc->nblocks);
 	u8 log = desc->log_block_size;
-	u64 block, start, need;
+	u64 block, start, need, run = 0, run_len = 0;
 	u32 i;
 
 	memset(pas, 0, sizeof(*pas));
@@ -80,7 +91,7 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
 
-	pas->blocks = kvmalloc_array(n, sizeof(u64), GFP_KERNEL);
+	pas->blocks = kvmalloc_array(n, sizeof(u64), GFP_KERNEL | __GFP_NOWARN);
 	if (!pas->blocks) {
 		*syndrome = SOFTHCA_SYND_NO_MEM;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;
@@ -88,6 +99,7 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 	pas->nblocks = n;
 	pas->log_block_size = log;
 	pas->offset = start;
+	pas->size = min_bytes;
 
 	for (i = 0; i < n; ) {
 		u32 room = n - i <= SOFTHCA_PAS_PER_PAGE ? n - i :
@@ -96,11 +108,14 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 		u32 j;
 
 		if (!list || list & (SOFTHCA_PAS_PAGE_SIZE - 1) ||
-		    !softhca_hw_is_ram(hw, list)) {
+		    !softhca_hw_is_ram(hw, list, SOFTHCA_PAS_PAGE_SIZE)) {
 			*syndrome = SOFTHCA_SYND_PAS_LIST_ADDR;
 			goto err_dma;
 		}
 		for (j = 0; j < room; j++, i++) {
+			/* the part of block i the object uses must be RAM */
+			u64 from = i ? 0 : start;
+			u64 to = min(block, start + min_bytes - (u64)i * block);
 			__le64 e;
 
 			if (softhca_hw_dma_read(hw, list + 8 * j, &e, 8)) {
@@ -108,15 +123,29 @@ u8 softhca_hw_pas_load(struct softhca_hw *hw, const struct softhca_pas *desc,
 				goto err_dma;
 			}
 			pas->blocks[i] = le64_to_cpu(e);
-			if (pas->blocks[i] & (block - 1) ||
-			    !softhca_hw_is_ram(hw, pas->blocks[i]) ||
-			    !softhca_hw_is_ram(hw, pas->blocks[i] + block - 1)) {
+			if (pas->blocks[i] & (block - 1)) {
 				*syndrome = SOFTHCA_SYND_PAS_BLOCK_ADDR;
 				goto err_dma;
 			}
+			/* check physically contiguous runs at once */
+			if (run_len && run + run_len == pas->blocks[i] + from) {
+				run_len += to - from;
+				continue;
+			}
+			if (run_len && !softhca_hw_is_ram(hw, run, run_len)) {
+				*syndrome = SOFTHCA_SYND_PAS_BLOCK_ADDR;
+				goto err_dma;
+			}
+			run = pas->blocks[i] + from;
+			run_len = to - from;
 		}
-		if (i == n)
+		if (i == n) {
+			if (!softhca_hw_is_ram(hw, run, run_len)) {
+				*syndrome = SOFTHCA_SYND_PAS_BLOCK_ADDR;
+				goto err_dma;
+			}
 			break;
+		}
 		if (softhca_hw_dma_read(hw, list + 8 * room, &next, 8)) {
 			*syndrome = SOFTHCA_SYND_PAS_LIST_ADDR;
 			goto err_dma;
@@ -153,9 +182,45 @@ int softhca_hw_pas_addr(const struct softhca_hw_pas *pas, u64 off, u32 len,
 	u64 idx = pos >> pas->log_block_size;
 	u64 in = pos & (BIT_ULL(pas->log_block_size) - 1);
 
-	if (pos < off || idx >= pas->nblocks ||
+	if (off + len < off || off + len > pas->size || idx >= pas->nblocks ||
 	    in + len > BIT_ULL(pas->log_block_size))
 		return -EFAULT;
 	*addr = pas->blocks[idx] + in;
+	return 0;
+}
+
+/**
+ * softhca_hw_pas_rw - copy bytes [off, off + len) of an object
+ * @hw: the card
+ * @pas: the object's PAS
+ * @off: offset from the object's start
+ * @buf: where to copy to (read) or from (write)
+ * @len: bytes; the range may cross blocks
+ * @write: direction
+ *
+ * Return: 0, or -EFAULT when the range is outside the object.
+ */
+int softhca_hw_pas_rw(struct softhca_hw *hw, const struct softhca_hw_pas *pas,
+		      u64 off, void *buf, u32 len, bool write)
+{
+	u64 bsize = BIT_ULL(pas->log_block_size);
+
+	while (len) {
+		u64 pos = pas->offset + off, addr;
+		u32 n = min_t(u64, len, bsize - (pos & (bsize - 1)));
+		void *va;
+
+		if (softhca_hw_pas_addr(pas, off, n, &addr))
+			return -EFAULT;
+		/* blocks were checked to be RAM when the PAS was loaded */
+		va = softhca_hw_dma_va(hw, addr);
+		if (write)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		off += n;
+		buf += n;
+		len -= n;
+	}
 	return 0;
 }

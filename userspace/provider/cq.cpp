@@ -80,7 +80,7 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	       struct ibv_wc *wc)
 {
 	uint32_t qpn = le32toh(cqe->qpn);
-	uint16_t idx = le16toh(cqe->wqe_counter);
+	uint32_t idx = le32toh(cqe->wqe_counter);
 	Qp *qp = qps.find(qpn);
 
 	memset(wc, 0, sizeof(*wc));
@@ -92,10 +92,23 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 		wc->status = IBV_WC_GENERAL_ERR;
 		return;
 	}
-	if (cqe->opcode & SOFTHCA_CQE_OP_RECV)
+	/* the card moves a QP to error with its first error completion */
+	if (wc->status != IBV_WC_SUCCESS)
+		__atomic_store_n(&qp->state, IBV_QPS_ERR, __ATOMIC_RELAXED);
+	if (cqe->opcode & SOFTHCA_CQE_OP_RECV) {
 		wc->wr_id = qp->rq_wrid[idx & (qp->rq_wqe_cnt - 1)];
-	else
-		wc->wr_id = qp->sq_wrid[idx & (qp->sq_wqe_cnt - 1)];
+		__atomic_store_n(&qp->rq_tail, idx + 1, __ATOMIC_RELEASE);
+	} else {
+		uint32_t slot = idx & (qp->sq_wqe_cnt - 1);
+
+		wc->wr_id = qp->sq_wrid[slot];
+		/* this WQE and every unsignaled one before it are done */
+		if (qp->sq_wqe_head) {
+			qp->sq_tail_bb = idx + qp->sq_nbb[slot];
+			__atomic_store_n(&qp->sq_tail, qp->sq_wqe_head[slot] + 1,
+					 __ATOMIC_RELEASE);
+		}
+	}
 	wc->byte_len = le32toh(cqe->byte_cnt);
 	wc->src_qp = le32toh(cqe->src_qp);
 	wc->pkey_index = le16toh(cqe->pkey_index);

@@ -44,13 +44,19 @@ const struct verbs_context_ops context_ops = [] {
 	ops.alloc_pd = alloc_pd;
 	ops.cq_event = cq_event;
 	ops.create_cq = create_cq;
+	ops.create_qp = create_qp;
 	ops.dealloc_pd = dealloc_pd;
 	ops.dereg_mr = dereg_mr;
 	ops.destroy_cq = destroy_cq;
+	ops.destroy_qp = destroy_qp;
 	ops.free_context = free_context;
+	ops.modify_qp = modify_qp;
 	ops.poll_cq = poll_cq;
+	ops.post_recv = post_recv;
+	ops.post_send = post_send;
 	ops.query_device_ex = query_device_ex;
 	ops.query_port = query_port;
+	ops.query_qp = query_qp;
 	ops.reg_mr = reg_mr;
 	ops.req_notify_cq = req_notify_cq;
 	return ops;
@@ -94,6 +100,7 @@ struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->cqe_size = resp.drv.cqe_size;
 	ctx->max_inline_data = resp.drv.max_inline_data;
 	ctx->max_sge = resp.drv.max_sge;
+	ctx->max_qp_wr = resp.drv.max_qp_wr;
 	if (ctx->cqe_size != sizeof(struct softhca_cqe)) {
 		softhca_err(ctx, "kernel CQE size %u, provider %zu",
 			    ctx->cqe_size, sizeof(struct softhca_cqe));

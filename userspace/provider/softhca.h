@@ -69,6 +69,7 @@ struct Context {
 	uint32_t max_inline_data;
 	uint32_t max_sge;
 	uint32_t uar_index;
+	uint32_t max_qp_wr;
 	uint8_t *uar; /* the mapped UAR page */
 	size_t page_size;
 	DbrecAllocator *dbrecs;
@@ -114,15 +115,59 @@ inline Cq *to_cq(struct ibv_cq *ibcq)
 	return reinterpret_cast<Cq *>(ibcq);
 }
 
-/* The part of a QP completions need: wr_ids by WQE index. */
+/*
+ * The zero-WR POST_SEND through the command fd that wakes an idle card
+ * (built once per QP, as siw does).
+ */
+struct KickCmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	alignas(8) unsigned char core[sizeof(struct ib_uverbs_post_send)];
+};
+
 struct Qp {
 	struct verbs_qp vqp;
 	uint32_t qpn;
-	uint64_t *sq_wrid;
-	uint32_t sq_wqe_cnt;
-	uint64_t *rq_wrid;
+	Context *ctx;
+	uint8_t *buf;
+	size_t buf_size;
+	struct softhca_qp_dbrec *db;
+	enum ibv_qp_state state;
+
+	/* send queue, in 64-byte basic blocks */
+	pthread_spinlock_t sq_lock;
+	uint8_t *sq;
+	uint32_t sq_wqe_cnt; /* basic blocks (a power of two) */
+	uint32_t sq_pi;	     /* basic blocks posted */
+	uint32_t sq_head;    /* WQEs posted */
+	uint32_t sq_tail;    /* WQEs completed */
+	uint32_t sq_tail_bb; /* first basic block not completed */
+	uint64_t *sq_wrid;   /* by first basic block */
+	uint32_t *sq_wqe_head; /* sq_head when the WQE was posted */
+	uint8_t *sq_nbb;     /* basic blocks of the WQE */
+	uint32_t max_send_wr;
+	uint32_t max_send_sge;
+	uint32_t max_inline_data;
+	bool sig_all;
+
+	/* receive queue */
+	pthread_spinlock_t rq_lock;
+	uint8_t *rq;
 	uint32_t rq_wqe_cnt;
+	uint32_t rq_stride;
+	uint32_t rq_pi;
+	uint32_t rq_tail;
+	uint64_t *rq_wrid;
+	uint32_t max_recv_wr;
+	uint32_t max_recv_sge;
+
+	KickCmd kick;
+	struct ib_uverbs_post_send_resp kick_resp;
 };
+
+inline Qp *to_qp(struct ibv_qp *ibqp)
+{
+	return reinterpret_cast<Qp *>(ibqp);
+}
 
 static_assert(offsetof(Qp, vqp) == 0, "verbs_qp must come first");
 
@@ -141,6 +186,29 @@ int dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		      uint64_t hca_va, int access);
 int dereg_mr(struct verbs_mr *vmr);
+
+/* qp.cpp */
+struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+int query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+	     struct ibv_qp_init_attr *init);
+int destroy_qp(struct ibv_qp *qp);
+int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+	      struct ibv_send_wr **bad_wr);
+int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+	      struct ibv_recv_wr **bad_wr);
+/* The geometry of a QP for the requested caps (0 or an errno). */
+struct QpGeometry {
+	uint32_t max_send_wr, max_send_sge, max_inline_data;
+	uint32_t max_recv_wr, max_recv_sge;
+	uint32_t wqe_bbs;	/* basic blocks of the largest send WQE */
+	uint32_t sq_wqe_cnt;	/* basic blocks */
+	uint32_t rq_wqe_cnt, rq_stride;
+};
+int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,
+		uint32_t dev_max_sge, uint32_t dev_max_inline, QpGeometry *g);
+/* Build the send WQE for @wr at the SQ's producer index (no doorbell). */
+int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr);
 
 /* cq.cpp */
 struct ibv_cq *create_cq(struct ibv_context *context, int cqe,

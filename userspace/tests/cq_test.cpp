@@ -57,7 +57,7 @@ struct FakeCq {
 
 		c.qpn = htole32(0x42);
 		c.byte_cnt = htole32(bytes);
-		c.wqe_counter = htole16(wqe);
+		c.wqe_counter = htole32(wqe);
 		c.opcode = opcode;
 		c.status = status;
 		c.flags = flags;

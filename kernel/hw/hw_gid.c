@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: the port's GID table. The driver loads it from
+ * ib_core's RoCE GID management (add_gid/del_gid); the loopback transport
+ * accepts a destination GID only if it is one of these.
+ */
+#include "hw.h"
+
+u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_set_gid_in *in = c->in;
+	u32 index = le32_to_cpu(in->index);
+
+	if (index >= SOFTHCA_HW_GID_TBL_LEN) {
+		c->syndrome = SOFTHCA_SYND_GID_INDEX;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	mutex_lock(&hw->engine_lock);
+	memcpy(hw->gids[index], in->gid, sizeof(in->gid));
+	if (in->valid)
+		__set_bit(index, hw->gid_valid);
+	else
+		__clear_bit(index, hw->gid_valid);
+	mutex_unlock(&hw->engine_lock);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+/* Is @gid one of the port's GIDs? The caller holds the engine lock. */
+bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, hw->gid_valid, SOFTHCA_HW_GID_TBL_LEN)
+		if (!memcmp(hw->gids[i], gid, 16))
+			return true;
+	return false;
+}

@@ -1,0 +1,1027 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca-verbstest: data-path checks through libibverbs on two QPs of one
+ * device connected to each other: data integrity of SEND/WRITE/READ over
+ * random sizes and SGE layouts, immediate data, atomics, inline data, the
+ * error completions of protection and access violations, flushing, RNR and
+ * transport retries, solicited events and completion channels.
+ *
+ *   softhca-verbstest <ibdev> <gid-index> [test...]
+ *
+ * SOFTHCA_ABSENT_GID names a reachable neighbour address that is no GID
+ * of this device (the "retry" test sends there).
+ * Prints "PASS <case>" or "FAIL <case>: <why>"; exits 1 if any case failed.
+ */
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <arpa/inet.h>
+#include <cstring>
+#include <endian.h>
+#include <memory>
+#include <functional>
+#include <poll.h>
+#include <random>
+#include <string>
+#include <sys/mman.h>
+#include <vector>
+
+#include <infiniband/verbs.h>
+
+namespace {
+
+int failures;
+std::string dev_name;
+int gid_index;
+union ibv_gid absent_gid; /* a neighbour's address, not ours */
+std::mt19937_64 rng(12345);
+
+void result(bool ok, const std::string &name, const std::string &why = "")
+{
+	if (ok) {
+		printf("PASS %s\n", name.c_str());
+	} else {
+		printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+		failures++;
+	}
+	fflush(stdout);
+}
+
+std::string str(uint64_t v)
+{
+	return std::to_string(v);
+}
+
+double now_ms()
+{
+	using namespace std::chrono;
+	return duration<double, std::milli>(steady_clock::now().time_since_epoch())
+		.count();
+}
+
+/* Memory registered on a PD, filled with a pattern. */
+struct Buf {
+	uint8_t *p = nullptr;
+	size_t len = 0;
+	ibv_mr *mr = nullptr;
+
+	Buf(ibv_pd *pd, size_t n, int access)
+	{
+		len = n;
+		p = static_cast<uint8_t *>(mmap(nullptr, n, PROT_READ | PROT_WRITE,
+						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+		if (p == MAP_FAILED) {
+			perror("mmap");
+			exit(2);
+		}
+		memset(p, 0, n);
+		mr = ibv_reg_mr(pd, p, n, access);
+		if (!mr) {
+			perror("reg_mr");
+			exit(2);
+		}
+	}
+	~Buf()
+	{
+		ibv_dereg_mr(mr);
+		munmap(p, len);
+	}
+	uint64_t addr(size_t off = 0) const
+	{
+		return reinterpret_cast<uintptr_t>(p) + off;
+	}
+};
+
+const int kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+struct Dev {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	union ibv_gid gid;
+
+	Dev()
+	{
+		int n;
+		ibv_device **list = ibv_get_device_list(&n);
+
+		for (int i = 0; list && i < n; i++)
+			if (dev_name == ibv_get_device_name(list[i]))
+				ctx = ibv_open_device(list[i]);
+		ibv_free_device_list(list);
+		if (!ctx) {
+			fprintf(stderr, "cannot open %s\n", dev_name.c_str());
+			exit(2);
+		}
+		pd = ibv_alloc_pd(ctx);
+		if (!pd || ibv_query_gid(ctx, 1, gid_index, &gid)) {
+			fprintf(stderr, "pd/gid failed\n");
+			exit(2);
+		}
+	}
+	~Dev()
+	{
+		ibv_dealloc_pd(pd);
+		ibv_close_device(ctx);
+	}
+};
+
+struct QpOpts {
+	ibv_qp_type type = IBV_QPT_RC;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	uint8_t timeout = 14;
+	uint8_t retry_cnt = 7;
+	uint8_t rnr_retry = 7;
+	uint8_t min_rnr_timer = 1; /* 0.01 ms */
+	uint32_t max_wr = 64;
+	uint32_t max_sge = 16;
+	uint32_t max_inline = 128;
+	bool channel = false;
+};
+
+/* Two QPs, A and B, each with its own CQ, connected to each other. */
+struct Pair {
+	Dev &d;
+	QpOpts o;
+	ibv_comp_channel *ch = nullptr;
+	ibv_cq *cqa = nullptr, *cqb = nullptr;
+	ibv_qp *a = nullptr, *b = nullptr;
+
+	Pair(Dev &dev, QpOpts opts = QpOpts(), uint32_t a_dest = 0,
+	     bool a_remote_gid = false)
+		: d(dev), o(opts)
+	{
+		if (o.channel)
+			ch = ibv_create_comp_channel(d.ctx);
+		cqa = ibv_create_cq(d.ctx, 256, nullptr, nullptr, 0);
+		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
+				    d.ctx->num_comp_vectors - 1);
+		a = make_qp(cqa);
+		b = make_qp(cqb);
+		if (!cqa || !cqb || !a || !b) {
+			fprintf(stderr, "pair setup failed: %s\n", strerror(errno));
+			exit(2);
+		}
+		connect(a, a_dest ? a_dest : b->qp_num, a_remote_gid);
+		connect(b, a->qp_num, false);
+	}
+	~Pair()
+	{
+		ibv_destroy_qp(a);
+		ibv_destroy_qp(b);
+		ibv_destroy_cq(cqa);
+		ibv_destroy_cq(cqb);
+		if (ch)
+			ibv_destroy_comp_channel(ch);
+	}
+
+	ibv_qp *make_qp(ibv_cq *cq)
+	{
+		ibv_qp_init_attr ia = {};
+
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.qp_type = o.type;
+		ia.cap.max_send_wr = o.max_wr;
+		ia.cap.max_recv_wr = o.max_wr;
+		ia.cap.max_send_sge = o.max_sge;
+		ia.cap.max_recv_sge = o.max_sge;
+		ia.cap.max_inline_data = o.max_inline;
+		return ibv_create_qp(d.pd, &ia);
+	}
+
+	void connect(ibv_qp *qp, uint32_t dest, bool remote_gid)
+	{
+		ibv_qp_attr at = {};
+
+		at.qp_state = IBV_QPS_INIT;
+		at.pkey_index = 0;
+		at.port_num = 1;
+		at.qp_access_flags = o.access;
+		check(ibv_modify_qp(qp, &at,
+				    IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+		      "INIT");
+		at = {};
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_1024;
+		at.dest_qp_num = dest;
+		at.rq_psn = 0;
+		at.ah_attr.is_global = 1;
+		at.ah_attr.grh.dgid = d.gid;
+		if (remote_gid) /* an address nobody here answers to */
+			at.ah_attr.grh.dgid = absent_gid;
+		at.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index);
+		at.ah_attr.grh.hop_limit = 64;
+		at.ah_attr.port_num = 1;
+		int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+		if (o.type == IBV_QPT_RC) {
+			at.max_dest_rd_atomic = 4;
+			at.min_rnr_timer = o.min_rnr_timer;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		}
+		check(ibv_modify_qp(qp, &at, mask), "RTR");
+		at = {};
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 0;
+		mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+		if (o.type == IBV_QPT_RC) {
+			at.timeout = o.timeout;
+			at.retry_cnt = o.retry_cnt;
+			at.rnr_retry = o.rnr_retry;
+			at.max_rd_atomic = 4;
+			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		}
+		check(ibv_modify_qp(qp, &at, mask), "RTS");
+	}
+
+	static void check(int rc, const char *what)
+	{
+		if (rc) {
+			fprintf(stderr, "modify %s: %s\n", what, strerror(rc));
+			exit(2);
+		}
+	}
+};
+
+/* Poll @cq until @n completions or @ms milliseconds. */
+std::vector<ibv_wc> poll_n(ibv_cq *cq, size_t n, double ms = 5000)
+{
+	std::vector<ibv_wc> out;
+	double end = now_ms() + ms;
+
+	while (out.size() < n && now_ms() < end) {
+		ibv_wc wc[16];
+		int got = ibv_poll_cq(cq, 16, wc);
+
+		if (got < 0)
+			break;
+		out.insert(out.end(), wc, wc + got);
+	}
+	return out;
+}
+
+int post_send(ibv_qp *qp, ibv_wr_opcode op, std::vector<ibv_sge> sges,
+	      uint64_t wr_id, int flags = IBV_SEND_SIGNALED,
+	      uint64_t raddr = 0, uint32_t rkey = 0, uint32_t imm = 0)
+{
+	ibv_send_wr wr = {}, *bad;
+
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.sg_list = sges.data();
+	wr.num_sge = static_cast<int>(sges.size());
+	wr.send_flags = flags;
+	wr.imm_data = htobe32(imm);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int post_recv(ibv_qp *qp, std::vector<ibv_sge> sges, uint64_t wr_id)
+{
+	ibv_recv_wr wr = {}, *bad;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = sges.data();
+	wr.num_sge = static_cast<int>(sges.size());
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* Split [off, off + len) of @b into @n SGEs at random points. */
+std::vector<ibv_sge> split(const Buf &b, size_t off, size_t len, int n)
+{
+	std::vector<size_t> cuts = { 0, len };
+	std::vector<ibv_sge> out;
+
+	for (int i = 1; i < n && len; i++)
+		cuts.push_back(rng() % (len + 1));
+	std::sort(cuts.begin(), cuts.end());
+	for (size_t i = 0; i + 1 < cuts.size(); i++) {
+		ibv_sge s = {};
+
+		s.addr = b.addr(off + cuts[i]);
+		s.length = static_cast<uint32_t>(cuts[i + 1] - cuts[i]);
+		s.lkey = b.mr->lkey;
+		out.push_back(s);
+	}
+	return out;
+}
+
+void fill_random(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = static_cast<uint8_t>(rng());
+}
+
+std::string wc_desc(const ibv_wc &wc)
+{
+	return std::string(ibv_wc_status_str(wc.status)) + " op " +
+	       str(wc.opcode) + " wr_id " + str(wc.wr_id) + " len " +
+	       str(wc.byte_len) + " vendor_err " + str(wc.vendor_err);
+}
+
+/* ---- data integrity ------------------------------------------------- */
+
+size_t random_size()
+{
+	static const size_t edges[] = { 0,    1,     7,     63,	    64,
+					4095, 4096,  4097,  65535, 65536,
+					65537, 1 << 20, (1 << 20) + 3 };
+	if (rng() % 2)
+		return edges[rng() % (sizeof(edges) / sizeof(edges[0]))];
+	return rng() % (1 << 20);
+}
+
+void test_integrity(ibv_qp_type type, int rounds)
+{
+	Dev d;
+	QpOpts o;
+	o.type = type;
+	Pair p(d, o);
+	const size_t region = 4 << 20, guard = 4096;
+	Buf src(d.pd, region, kAllAccess), dst(d.pd, region, kAllAccess);
+	std::string tag = type == IBV_QPT_RC ? "rc" : "uc";
+	std::vector<ibv_wr_opcode> ops = { IBV_WR_SEND, IBV_WR_RDMA_WRITE };
+	if (type == IBV_QPT_RC)
+		ops.push_back(IBV_WR_RDMA_READ);
+
+	for (ibv_wr_opcode op : ops) {
+		std::string name = tag + ".integrity-" +
+				   (op == IBV_WR_SEND	    ? "send"
+				    : op == IBV_WR_RDMA_WRITE ? "write"
+							      : "read");
+		std::string why;
+
+		for (int r = 0; r < rounds && why.empty(); r++) {
+			size_t len = random_size();
+			size_t soff = guard + rng() % 4096;
+			size_t doff = guard + rng() % 4096;
+			int ns = 1 + static_cast<int>(rng() % 16);
+			int nd = 1 + static_cast<int>(rng() % 16);
+
+			fill_random(src.p, region);
+			memset(dst.p, 0xa5, region);
+			/* the target of READ is local (dst), the source remote */
+			if (op == IBV_WR_SEND &&
+			    post_recv(p.b, split(dst, doff, len, nd), 77)) {
+				why = "post_recv failed";
+				break;
+			}
+			int rc;
+			if (op == IBV_WR_RDMA_READ)
+				rc = post_send(p.a, op, split(dst, doff, len, nd),
+					       r, IBV_SEND_SIGNALED,
+					       src.addr(soff), src.mr->rkey);
+			else
+				rc = post_send(p.a, op, split(src, soff, len, ns),
+					       r, IBV_SEND_SIGNALED,
+					       dst.addr(doff), dst.mr->rkey);
+			if (rc) {
+				why = "post_send: " + std::string(strerror(rc));
+				break;
+			}
+			auto wa = poll_n(p.cqa, 1);
+			if (wa.size() != 1 || wa[0].status != IBV_WC_SUCCESS ||
+			    wa[0].wr_id != static_cast<uint64_t>(r)) {
+				why = "requester completion: " +
+				      (wa.empty() ? "none" : wc_desc(wa[0]));
+				break;
+			}
+			if (op == IBV_WR_RDMA_READ && wa[0].byte_len != len)
+				why = "read byte_len " + str(wa[0].byte_len);
+			if (op == IBV_WR_SEND) {
+				auto wb = poll_n(p.cqb, 1);
+				if (wb.size() != 1 ||
+				    wb[0].status != IBV_WC_SUCCESS ||
+				    wb[0].opcode != IBV_WC_RECV ||
+				    wb[0].byte_len != len || wb[0].wr_id != 77 ||
+				    wb[0].qp_num != p.b->qp_num) {
+					why = "receive completion: " +
+					      (wb.empty() ? "none" : wc_desc(wb[0]));
+					break;
+				}
+			}
+			if (memcmp(dst.p + doff, src.p + soff, len))
+				why = "data differs, " + str(len) + " bytes";
+			else if (dst.p[doff - 1] != 0xa5 ||
+				 (doff + len < region && dst.p[doff + len] != 0xa5))
+				why = "bytes outside the target were written";
+			if (!why.empty())
+				why += " (round " + str(r) + ", len " + str(len) +
+				       ", sges " + str(ns) + "/" + str(nd) + ")";
+		}
+		result(why.empty(), name, why);
+	}
+}
+
+/* ---- immediate data, inline data, atomics --------------------------- */
+
+void test_imm_inline()
+{
+	Dev d;
+	Pair p(d);
+	Buf src(d.pd, 8192, kAllAccess), dst(d.pd, 8192, kAllAccess);
+
+	fill_random(src.p, 8192);
+	post_recv(p.b, { { dst.addr(), 100, dst.mr->lkey } }, 1);
+	post_send(p.a, IBV_WR_SEND_WITH_IMM, { { src.addr(), 100, src.mr->lkey } },
+		  2, IBV_SEND_SIGNALED, 0, 0, 0xdeadbeef);
+	auto wb = poll_n(p.cqb, 1);
+	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
+		       (wb[0].wc_flags & IBV_WC_WITH_IMM) &&
+		       be32toh(wb[0].imm_data) == 0xdeadbeef &&
+		       wb[0].opcode == IBV_WC_RECV && wb[0].byte_len == 100 &&
+		       !memcmp(dst.p, src.p, 100),
+	       "rc.send-with-imm", wb.empty() ? "none" : wc_desc(wb[0]));
+	poll_n(p.cqa, 1);
+
+	post_recv(p.b, {}, 3);
+	post_send(p.a, IBV_WR_RDMA_WRITE_WITH_IMM,
+		  { { src.addr(100), 2000, src.mr->lkey } }, 4, IBV_SEND_SIGNALED,
+		  dst.addr(1000), dst.mr->rkey, 0x01020304);
+	wb = poll_n(p.cqb, 1);
+	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
+		       wb[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+		       (wb[0].wc_flags & IBV_WC_WITH_IMM) &&
+		       be32toh(wb[0].imm_data) == 0x01020304 &&
+		       wb[0].wr_id == 3 && !memcmp(dst.p + 1000, src.p + 100, 2000),
+	       "rc.write-with-imm", wb.empty() ? "none" : wc_desc(wb[0]));
+	poll_n(p.cqa, 1);
+
+	/* inline data: the source buffer may change right after posting */
+	ibv_qp_attr qa;
+	ibv_qp_init_attr qi;
+	ibv_query_qp(p.a, &qa, IBV_QP_CAP, &qi);
+	uint32_t inl = qi.cap.max_inline_data;
+	std::vector<uint8_t> local(inl);
+	fill_random(local.data(), inl);
+	post_recv(p.b, { { dst.addr(), inl, dst.mr->lkey } }, 5);
+	ibv_sge s = { reinterpret_cast<uintptr_t>(local.data()), inl, 0 };
+	int rc = post_send(p.a, IBV_WR_SEND, { s }, 6,
+			   IBV_SEND_SIGNALED | IBV_SEND_INLINE);
+	std::vector<uint8_t> sent = local;
+	memset(local.data(), 0, inl);
+	wb = poll_n(p.cqb, 1);
+	result(rc == 0 && inl >= 128 && wb.size() == 1 &&
+		       wb[0].status == IBV_WC_SUCCESS && wb[0].byte_len == inl &&
+		       !memcmp(dst.p, sent.data(), inl),
+	       "rc.inline-send-" + str(inl) + "-bytes",
+	       rc ? strerror(rc) : (wb.empty() ? "none" : wc_desc(wb[0])));
+	poll_n(p.cqa, 1);
+	s.length = inl + 1;
+	rc = post_send(p.a, IBV_WR_SEND, { s }, 7,
+		       IBV_SEND_SIGNALED | IBV_SEND_INLINE);
+	result(rc == EINVAL, "rc.inline-over-max-einval", "post returned " +
+							   str(rc));
+
+	/* atomics: the old value comes back in the local SGE */
+	auto *target = reinterpret_cast<uint64_t *>(dst.p + 4096);
+	auto *ret = reinterpret_cast<uint64_t *>(src.p + 4096);
+	*target = 100;
+	ibv_send_wr wr = {}, *bad;
+	ibv_sge as = { src.addr(4096), 8, src.mr->lkey };
+	wr.sg_list = &as;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = dst.addr(4096);
+	wr.wr.atomic.rkey = dst.mr->rkey;
+	wr.wr.atomic.compare_add = 23;
+	ibv_post_send(p.a, &wr, &bad);
+	auto wa = poll_n(p.cqa, 1);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+		       wa[0].opcode == IBV_WC_FETCH_ADD && *ret == 100 &&
+		       *target == 123,
+	       "rc.atomic-fetch-add",
+	       "ret " + str(*ret) + " target " + str(*target));
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 123;
+	wr.wr.atomic.swap = 7;
+	ibv_post_send(p.a, &wr, &bad);
+	wa = poll_n(p.cqa, 1);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+		       wa[0].opcode == IBV_WC_COMP_SWAP && *ret == 123 &&
+		       *target == 7,
+	       "rc.atomic-cmp-swap-hit",
+	       "ret " + str(*ret) + " target " + str(*target));
+	wr.wr.atomic.compare_add = 999;
+	wr.wr.atomic.swap = 55;
+	ibv_post_send(p.a, &wr, &bad);
+	wa = poll_n(p.cqa, 1);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS && *ret == 7 &&
+		       *target == 7,
+	       "rc.atomic-cmp-swap-miss",
+	       "ret " + str(*ret) + " target " + str(*target));
+}
+
+/* ---- unsignaled completions, many WQEs, ring wrap ------------------- */
+
+void test_unsignaled_wrap()
+{
+	Dev d;
+	QpOpts o;
+	o.max_wr = 16;
+	Pair p(d, o);
+	Buf src(d.pd, 1 << 20, kAllAccess), dst(d.pd, 1 << 20, kAllAccess);
+	std::string why;
+
+	fill_random(src.p, 1 << 20);
+	/* 40 rounds of 8 writes, one in 4 signaled; inline sizes vary so
+	 * WQEs of 1..3 basic blocks wrap around the ring */
+	for (int r = 0; r < 40 && why.empty(); r++) {
+		for (int i = 0; i < 8; i++) {
+			uint32_t len = 1 + static_cast<uint32_t>(rng() % 120);
+			size_t off = static_cast<size_t>(r * 8 + i) * 256;
+			int flags = (i % 4 == 3 ? IBV_SEND_SIGNALED : 0) |
+				    (i % 2 ? IBV_SEND_INLINE : 0);
+			int rc = post_send(p.a, IBV_WR_RDMA_WRITE,
+					   { { src.addr(off), len, src.mr->lkey } },
+					   1000 + r * 8 + i, flags,
+					   dst.addr(off), dst.mr->rkey);
+			if (rc)
+				why = "post " + str(r * 8 + i) + ": " + strerror(rc);
+		}
+		auto wa = poll_n(p.cqa, 2);
+		if (wa.size() != 2 || wa[0].wr_id != 1000u + r * 8 + 3 ||
+		    wa[1].wr_id != 1000u + r * 8 + 7)
+			why = "round " + str(r) + ": " +
+			      (wa.empty() ? "none" : wc_desc(wa[0]));
+	}
+	bool same = true;
+	for (size_t off = 0; off < 320 * 256; off += 256)
+		for (size_t i = 0; i < 120 && same; i++)
+			if (dst.p[off + i] && dst.p[off + i] != src.p[off + i])
+				same = false;
+	result(why.empty() && same, "rc.unsignaled-and-ring-wrap",
+	       same ? why : "data differs");
+}
+
+/* ---- error completions ---------------------------------------------- */
+
+/* Is there an async event of @type for @qp within @ms? */
+bool async_event(ibv_context *ctx, ibv_event_type type, ibv_qp *qp, int ms)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		pollfd pfd = { ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		bool hit = ev.event_type == type && ev.element.qp == qp;
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+void expect_error(const std::string &name, Dev &d, QpOpts o,
+		  const std::function<void(Pair &, Buf &, Buf &)> &post,
+		  ibv_wc_status want_a, ibv_wc_status want_b_recv,
+		  ibv_event_type want_b_event = IBV_EVENT_COMM_EST,
+		  int buf_access = kAllAccess)
+{
+	Pair p(d, o);
+	Buf src(d.pd, 65536, buf_access), dst(d.pd, 65536, buf_access);
+	std::string why;
+
+	post(p, src, dst);
+	auto wa = poll_n(p.cqa, 1);
+	if (wa.size() != 1 || wa[0].status != want_a)
+		why = "requester: " + (wa.empty() ? "none" : wc_desc(wa[0])) +
+		      ", want " + ibv_wc_status_str(want_a);
+	if (why.empty() && want_b_recv != IBV_WC_SUCCESS) {
+		auto wb = poll_n(p.cqb, 1);
+		if (wb.size() != 1 || wb[0].status != want_b_recv)
+			why = "responder: " +
+			      (wb.empty() ? "none" : wc_desc(wb[0]));
+	}
+	if (why.empty() && want_b_event != IBV_EVENT_COMM_EST &&
+	    !async_event(d.ctx, want_b_event, p.b, 2000))
+		why = std::string("no ") + ibv_event_type_str(want_b_event) +
+		      " event on the responder";
+	/* the requester is in error now: what is posted next is flushed */
+	if (why.empty()) {
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { src.addr(), 8, src.mr->lkey } }, 99,
+			  IBV_SEND_SIGNALED, dst.addr(), dst.mr->rkey);
+		auto wf = poll_n(p.cqa, 1);
+		if (wf.size() != 1 || wf[0].status != IBV_WC_WR_FLUSH_ERR ||
+		    wf[0].wr_id != 99)
+			why = "after the error: " +
+			      (wf.empty() ? "none" : wc_desc(wf[0]));
+	}
+	/* and nothing was written past what the checks allowed */
+	result(why.empty(), name, why);
+}
+
+void test_errors()
+{
+	Dev d;
+	QpOpts o;
+	using B = Buf;
+
+	expect_error("err.bad-lkey-loc-prot", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_recv(p.b, { { t.addr(), 64, t.mr->lkey } }, 1);
+			     post_send(p.a, IBV_WR_SEND,
+				       { { s.addr(), 64, s.mr->lkey ^ 0x5500 } }, 2);
+		     },
+		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+	expect_error("err.lkey-out-of-bounds-loc-prot", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_WRITE,
+				       { { s.addr(65000), 1000, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		     },
+		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+	expect_error("err.bad-rkey-rem-access", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_WRITE,
+				       { { s.addr(), 64, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(),
+				       t.mr->rkey ^ 0x7700);
+		     },
+		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
+		     IBV_EVENT_QP_ACCESS_ERR);
+	expect_error("err.rkey-out-of-bounds-rem-access", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_READ,
+				       { { s.addr(), 128, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(65536 - 64),
+				       t.mr->rkey);
+		     },
+		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
+		     IBV_EVENT_QP_ACCESS_ERR);
+	{
+		/* an MR of another PD */
+		ibv_pd *pd2 = ibv_alloc_pd(d.ctx);
+		auto other = std::make_unique<Buf>(pd2, 65536, kAllAccess);
+		expect_error("err.lkey-wrong-pd-loc-prot", d, o,
+			     [&](Pair &p, B &, B &t) {
+				     post_send(p.a, IBV_WR_RDMA_WRITE,
+					       { { other->addr(), 64,
+						   other->mr->lkey } },
+					       2, IBV_SEND_SIGNALED, t.addr(),
+					       t.mr->rkey);
+			     },
+			     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+		expect_error("err.rkey-wrong-pd-rem-access", d, o,
+			     [&](Pair &p, B &s, B &) {
+				     post_send(p.a, IBV_WR_RDMA_WRITE,
+					       { { s.addr(), 64, s.mr->lkey } }, 2,
+					       IBV_SEND_SIGNALED, other->addr(),
+					       other->mr->rkey);
+			     },
+			     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
+			     IBV_EVENT_QP_ACCESS_ERR);
+		other.reset();
+		ibv_dealloc_pd(pd2);
+	}
+	expect_error("err.mr-without-remote-write-rem-access", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_WRITE,
+				       { { s.addr(), 64, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		     },
+		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
+		     IBV_EVENT_QP_ACCESS_ERR,
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	expect_error("err.read-into-mr-without-local-write", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_READ,
+				       { { s.addr(), 64, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		     },
+		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS, IBV_EVENT_COMM_EST,
+		     IBV_ACCESS_REMOTE_READ);
+	QpOpts no_write = o;
+	no_write.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+	expect_error("err.qp-without-remote-write-rem-inv-req", d, no_write,
+		     [](Pair &p, B &s, B &t) {
+			     post_send(p.a, IBV_WR_RDMA_WRITE,
+				       { { s.addr(), 64, s.mr->lkey } }, 2,
+				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		     },
+		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS,
+		     IBV_EVENT_QP_REQ_ERR);
+	expect_error("err.recv-too-small", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_recv(p.b, { { t.addr(), 16, t.mr->lkey } }, 1);
+			     post_send(p.a, IBV_WR_SEND,
+				       { { s.addr(), 64, s.mr->lkey } }, 2);
+		     },
+		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_LOC_LEN_ERR);
+	expect_error("err.recv-bad-lkey-rem-op", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     post_recv(p.b, { { t.addr(), 64, 0x12345600 } }, 1);
+			     post_send(p.a, IBV_WR_SEND,
+				       { { s.addr(), 64, s.mr->lkey } }, 2);
+		     },
+		     IBV_WC_REM_OP_ERR, IBV_WC_LOC_PROT_ERR);
+	expect_error("err.atomic-misaligned-rem-inv-req", d, o,
+		     [](Pair &p, B &s, B &t) {
+			     ibv_send_wr wr = {}, *bad;
+			     ibv_sge sg = { s.addr(), 8, s.mr->lkey };
+			     wr.sg_list = &sg;
+			     wr.num_sge = 1;
+			     wr.send_flags = IBV_SEND_SIGNALED;
+			     wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			     wr.wr.atomic.remote_addr = t.addr(4);
+			     wr.wr.atomic.rkey = t.mr->rkey;
+			     ibv_post_send(p.a, &wr, &bad);
+		     },
+		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS,
+		     IBV_EVENT_QP_REQ_ERR);
+}
+
+/* ---- flushing ------------------------------------------------------- */
+
+void test_flush()
+{
+	Dev d;
+	Pair p(d);
+	Buf b(d.pd, 65536, kAllAccess);
+	std::string why;
+
+	for (int i = 0; i < 5; i++)
+		post_recv(p.b, { { b.addr(i * 64), 64, b.mr->lkey } }, 500 + i);
+	ibv_qp_attr at = {};
+	at.qp_state = IBV_QPS_ERR;
+	ibv_modify_qp(p.b, &at, IBV_QP_STATE);
+	auto wb = poll_n(p.cqb, 5);
+	for (size_t i = 0; i < wb.size(); i++)
+		if (wb[i].status != IBV_WC_WR_FLUSH_ERR || wb[i].wr_id != 500 + i)
+			why = "completion " + str(i) + ": " + wc_desc(wb[i]);
+	result(wb.size() == 5 && why.empty(), "flush.posted-receives",
+	       why.empty() ? str(wb.size()) + " completions" : why);
+	/* posted in the error state: flushed too */
+	post_recv(p.b, { { b.addr(), 64, b.mr->lkey } }, 600);
+	wb = poll_n(p.cqb, 1);
+	result(wb.size() == 1 && wb[0].status == IBV_WC_WR_FLUSH_ERR &&
+		       wb[0].wr_id == 600,
+	       "flush.receive-posted-in-error",
+	       wb.empty() ? "none" : wc_desc(wb[0]));
+	post_send(p.b, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } }, 601, 0);
+	post_send(p.b, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } }, 602, 0);
+	wb = poll_n(p.cqb, 2);
+	result(wb.size() == 2 && wb[0].status == IBV_WC_WR_FLUSH_ERR &&
+		       wb[0].wr_id == 601 && wb[1].wr_id == 602,
+	       "flush.unsignaled-sends-in-error-complete",
+	       wb.empty() ? "none" : wc_desc(wb[0]));
+	ibv_qp_attr qa;
+	ibv_qp_init_attr qi;
+	ibv_query_qp(p.b, &qa, IBV_QP_STATE, &qi);
+	result(qa.qp_state == IBV_QPS_ERR, "flush.query-says-error",
+	       "state " + str(qa.qp_state));
+}
+
+/* ---- RNR and transport retries -------------------------------------- */
+
+void test_rnr()
+{
+	Dev d;
+	QpOpts o;
+	o.rnr_retry = 2;
+	o.min_rnr_timer = 14; /* 1.28 ms */
+	{
+		Pair p(d, o);
+		Buf b(d.pd, 4096, kAllAccess);
+		double t0 = now_ms();
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } }, 1);
+		auto wa = poll_n(p.cqa, 1);
+		double took = now_ms() - t0;
+		result(wa.size() == 1 && wa[0].status == IBV_WC_RNR_RETRY_EXC_ERR &&
+			       took >= 2 * 1.28,
+		       "rnr.retries-exhausted",
+		       (wa.empty() ? "none" : wc_desc(wa[0])) + " after " +
+			       str(static_cast<uint64_t>(took)) + " ms");
+	}
+	o.rnr_retry = 7; /* forever: a late receive still gets the message */
+	{
+		Pair p(d, o);
+		Buf b(d.pd, 4096, kAllAccess);
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } }, 1);
+		auto early = poll_n(p.cqa, 1, 50);
+		post_recv(p.b, { { b.addr(1024), 8, b.mr->lkey } }, 2);
+		auto wa = poll_n(p.cqa, 1);
+		auto wb = poll_n(p.cqb, 1);
+		result(early.empty() && wa.size() == 1 &&
+			       wa[0].status == IBV_WC_SUCCESS && wb.size() == 1 &&
+			       wb[0].status == IBV_WC_SUCCESS,
+		       "rnr.retried-until-a-receive-arrives",
+		       early.empty() ? (wa.empty() ? "no completion" : wc_desc(wa[0]))
+				     : "completed before the receive");
+	}
+}
+
+void test_retry()
+{
+	Dev d;
+	QpOpts o;
+	o.timeout = 12; /* 16.8 ms */
+	o.retry_cnt = 2;
+	for (int kind = 0; kind < (getenv("SOFTHCA_ABSENT_GID") ? 2 : 1);
+	     kind++) {
+		/* an unknown QPN on our GID; then a GID nobody has */
+		Pair p(d, o, kind ? 0 : 0xfff0, kind == 1);
+		Buf b(d.pd, 4096, kAllAccess);
+		double t0 = now_ms();
+		post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 8, b.mr->lkey } },
+			  1, IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+		auto wa = poll_n(p.cqa, 1, 10000);
+		double took = now_ms() - t0;
+		double want = (o.retry_cnt + 1) * 4.096e-3 * (1 << o.timeout);
+		result(wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR &&
+			       took >= want * 0.9,
+		       kind ? "retry.exhausted-no-such-gid"
+			    : "retry.exhausted-no-such-qpn",
+		       (wa.empty() ? "none" : wc_desc(wa[0])) + " after " +
+			       str(static_cast<uint64_t>(took)) + " ms, want >= " +
+			       str(static_cast<uint64_t>(want)));
+	}
+}
+
+/* ---- events: completion channels and solicited-only arming --------- */
+
+bool wait_event(ibv_comp_channel *ch, ibv_cq *cq, int ms)
+{
+	pollfd pfd = { ch->fd, POLLIN, 0 };
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return false;
+	ibv_cq *ev_cq;
+	void *ctx;
+	if (ibv_get_cq_event(ch, &ev_cq, &ctx))
+		return false;
+	ibv_ack_cq_events(ev_cq, 1);
+	return ev_cq == cq;
+}
+
+void test_events()
+{
+	Dev d;
+	QpOpts o;
+	o.channel = true;
+	Pair p(d, o);
+	Buf b(d.pd, 65536, kAllAccess);
+	std::string why;
+
+	/* arm, complete, event; again and again (the arm sequence advances) */
+	for (int i = 0; i < 20 && why.empty(); i++) {
+		ibv_req_notify_cq(p.cqb, 0);
+		post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, i);
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, i);
+		if (!wait_event(p.ch, p.cqb, 2000))
+			why = "no event for round " + str(i);
+		if (poll_n(p.cqb, 1).size() != 1)
+			why = "no completion in round " + str(i);
+		poll_n(p.cqa, 1);
+	}
+	result(why.empty(), "events.channel-wakes-each-arm", why);
+
+	/* not armed: no event */
+	post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, 100);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 100);
+	poll_n(p.cqb, 1);
+	poll_n(p.cqa, 1);
+	result(!wait_event(p.ch, p.cqb, 200), "events.unarmed-cq-is-quiet");
+
+	/* solicited only: an unsolicited receive does not wake, a solicited
+	 * one does */
+	ibv_req_notify_cq(p.cqb, 1);
+	post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, 101);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 101);
+	bool woke = wait_event(p.ch, p.cqb, 300);
+	result(!woke, "events.solicited-only-ignores-unsolicited");
+	auto w = poll_n(p.cqb, 1);
+	poll_n(p.cqa, 1);
+	post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, 102);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 102,
+		  IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
+	result(wait_event(p.ch, p.cqb, 2000), "events.solicited-only-wakes-on-solicited");
+	poll_n(p.cqb, 1);
+	poll_n(p.cqa, 1);
+}
+
+/* ---- UC semantics --------------------------------------------------- */
+
+void test_uc()
+{
+	Dev d;
+	QpOpts o;
+	o.type = IBV_QPT_UC;
+	Pair p(d, o);
+	Buf b(d.pd, 65536, kAllAccess);
+
+	int rc = post_send(p.a, IBV_WR_RDMA_READ, { { b.addr(), 8, b.mr->lkey } },
+			   1, IBV_SEND_SIGNALED, b.addr(4096), b.mr->rkey);
+	result(rc == EINVAL, "uc.read-not-allowed", "post returned " + str(rc));
+	/* no receive posted: the message is dropped, the sender completes */
+	memset(b.p + 8192, 0, 64);
+	fill_random(b.p, 64);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 2);
+	auto wa = poll_n(p.cqa, 1);
+	auto wb = poll_n(p.cqb, 1, 100);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS && wb.empty(),
+	       "uc.send-without-receive-dropped",
+	       wa.empty() ? "none" : wc_desc(wa[0]));
+	post_recv(p.b, { { b.addr(8192), 64, b.mr->lkey } }, 3);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 4);
+	wb = poll_n(p.cqb, 1);
+	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
+		       !memcmp(b.p, b.p + 8192, 64),
+	       "uc.send-received", wb.empty() ? "none" : wc_desc(wb[0]));
+	poll_n(p.cqa, 1);
+}
+
+/* ---- large messages ------------------------------------------------- */
+
+void test_large()
+{
+	Dev d;
+	Pair p(d);
+	size_t half = 256UL << 20;
+	Buf b(d.pd, 2 * half, kAllAccess);
+
+	fill_random(b.p, 4096);
+	for (size_t off = 4096; off < half; off += 4096)
+		memcpy(b.p + off, b.p, 4096);
+	b.p[half - 1] = 0x77;
+	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), (uint32_t)half, b.mr->lkey } },
+		  1, IBV_SEND_SIGNALED, b.addr(half), b.mr->rkey);
+	auto wa = poll_n(p.cqa, 1, 60000);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+		       !memcmp(b.p, b.p + half, half),
+	       "rc.write-256-mib", wa.empty() ? "none" : wc_desc(wa[0]));
+	/* three 1 GiB SGEs (the same memory) exceed the 2 GiB message size */
+	Buf big(d.pd, 1UL << 30, IBV_ACCESS_LOCAL_WRITE);
+	ibv_sge s = { big.addr(), 1U << 30, big.mr->lkey };
+	post_send(p.a, IBV_WR_RDMA_WRITE, { s, s, s }, 2, IBV_SEND_SIGNALED,
+		  b.addr(), b.mr->rkey);
+	wa = poll_n(p.cqa, 1);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_LOC_LEN_ERR,
+	       "rc.message-over-2gib-loc-len",
+	       wa.empty() ? "none" : wc_desc(wa[0]));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s <ibdev> <gid-index> [test...]\n",
+			argv[0]);
+		return 2;
+	}
+	dev_name = argv[1];
+	gid_index = atoi(argv[2]);
+	const char *absent = getenv("SOFTHCA_ABSENT_GID");
+	if (absent && inet_pton(AF_INET6, absent, absent_gid.raw) != 1) {
+		fprintf(stderr, "bad SOFTHCA_ABSENT_GID %s\n", absent);
+		return 2;
+	}
+	std::vector<std::string> tests(argv + 3, argv + argc);
+	if (tests.empty())
+		tests = { "integrity", "imm", "unsignaled", "errors", "flush",
+			  "rnr",       "retry", "events", "uc", "large" };
+	for (auto &t : tests) {
+		if (t == "integrity") {
+			test_integrity(IBV_QPT_RC, 60);
+			test_integrity(IBV_QPT_UC, 20);
+		} else if (t == "imm") {
+			test_imm_inline();
+		} else if (t == "unsignaled") {
+			test_unsignaled_wrap();
+		} else if (t == "errors") {
+			test_errors();
+		} else if (t == "flush") {
+			test_flush();
+		} else if (t == "rnr") {
+			test_rnr();
+		} else if (t == "retry") {
+			test_retry();
+		} else if (t == "events") {
+			test_events();
+		} else if (t == "uc") {
+			test_uc();
+		} else if (t == "large") {
+			test_large();
+		} else {
+			fprintf(stderr, "unknown test %s\n", t.c_str());
+			return 2;
+		}
+	}
+	return failures ? 1 : 0;
+}
