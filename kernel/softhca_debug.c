@@ -74,6 +74,24 @@ static int softhca_mrs_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(softhca_mrs);
 
+static int softhca_qps_show(struct seq_file *s, void *unused)
+{
+	struct softhca_dev *dev = s->private;
+	struct softhca_qp_attr q;
+	unsigned long qpn;
+	void *entry;
+
+	xa_for_each(&dev->qps, qpn, entry) {
+		if (softhca_query(dev, SOFTHCA_CMD_QUERY_QP, qpn, &q, sizeof(q)))
+			continue;
+		seq_printf(s, "qpn %lu state %u dest_qpn %u path_mtu %u sq_psn %u rq_psn %u\n",
+			   qpn, q.state, le32_to_cpu(q.dest_qpn), q.path_mtu,
+			   le32_to_cpu(q.sq_psn), le32_to_cpu(q.rq_psn));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softhca_qps);
+
 static void softhca_eq_show(struct seq_file *s, struct softhca_dev *dev,
 			    struct softhca_eq *eq)
 {
@@ -129,6 +147,7 @@ void softhca_debugfs_init(struct softhca_dev *dev, const char *name)
 	dev->debugfs = debugfs_create_dir(name, softhca_debugfs_root);
 	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &softhca_cqs_fops);
 	debugfs_create_file("mrs", 0400, dev->debugfs, dev, &softhca_mrs_fops);
+	debugfs_create_file("qps", 0400, dev->debugfs, dev, &softhca_qps_fops);
 	debugfs_create_file("eqs", 0400, dev->debugfs, dev, &softhca_eqs_fops);
 	debugfs_create_file("dbrec_pages", 0400, dev->debugfs, dev,
 			    &softhca_dbrecs_fops);

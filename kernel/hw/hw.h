@@ -72,14 +72,16 @@ struct softhca_hw {
 
 	/* the data-path engine (hw_engine.c) */
 	struct task_struct *engine;
-	struct mutex engine_lock;	/* one engine pass at a time; also
-					 * taken by commands that change what
-					 * the engine walks */
+	/*
+	 * One engine pass at a time; also taken by commands that change what
+	 * the engine walks.
+	 */
+	struct mutex engine_lock;
 	struct list_head engine_qps;	/* QPs with queues to serve */
 	atomic_t engine_kicked;		/* a wake-up doorbell was rung */
 	struct softhca_hw_wqe *engine_wqe;	/* scratch, under engine_lock */
 	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
-	ktime_t engine_backoff;		/* wake-ups leave it asleep until */
+	ktime_t engine_quiet_until;	/* wake-ups leave the engine asleep */
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */

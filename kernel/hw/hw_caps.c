@@ -39,6 +39,7 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 	caps->vendor_part_id = cpu_to_le32(SOFTHCA_PART_ID);
 	caps->hw_version = cpu_to_le32(1);
 	caps->cap_flags = cpu_to_le32(SOFTHCA_CAP_RC | SOFTHCA_CAP_UC |
+				      SOFTHCA_CAP_ATOMIC |
 				      SOFTHCA_CAP_CMD_EVENTS);
 	caps->max_qp = cpu_to_le32(1 << 16);
 	caps->max_qp_wr = cpu_to_le32(1 << 15);

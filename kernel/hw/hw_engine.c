@@ -26,29 +26,20 @@
 
 #include "hw.h"
 
-static unsigned int engine_spin_us = 100;
+static unsigned int engine_spin_us = 1000;
 module_param(engine_spin_us, uint, 0644);
 MODULE_PARM_DESC(engine_spin_us,
 		 "How long the engine keeps polling doorbells after its last work (us)");
 
-static unsigned int engine_poll_us;
-module_param(engine_poll_us, uint, 0644);
-MODULE_PARM_DESC(engine_poll_us,
-		 "Pause between the engine's polls while it spins (us, 0: none)");
-
-static unsigned int engine_share_us = 50;
-module_param(engine_share_us, uint, 0644);
-MODULE_PARM_DESC(engine_share_us,
-		 "How long the polling engine shares its CPU with another runnable task before it goes idle (us)");
+static unsigned int engine_yield_us = 20;
+module_param(engine_yield_us, uint, 0644);
+MODULE_PARM_DESC(engine_yield_us,
+		 "How long the engine steps aside when another task wants its CPU (us)");
 
 static unsigned int engine_backoff_us = 10000;
 module_param(engine_backoff_us, uint, 0644);
 MODULE_PARM_DESC(engine_backoff_us,
-		 "After the engine found its CPU taken and no work, how long wake-up doorbells leave it asleep (us)");
-
-static bool engine_fifo;
-module_param(engine_fifo, bool, 0444);
-MODULE_PARM_DESC(engine_fifo, "Run the engine as a SCHED_FIFO thread");
+		 "When the engine, woken, found nothing to do and its CPU taken, how long wake-up doorbells leave it asleep (us)");
 
 static bool engine_kick_inline = true;
 module_param(engine_kick_inline, bool, 0644);
@@ -130,33 +121,52 @@ static void softhca_hw_engine_sleep(ktime_t next)
 					 HRTIMER_MODE_ABS);
 }
 
-/*
- * Keep polling while there was work lately and the CPU is not wanted by
- * another task for longer than engine_share_us (a task that wakes up
- * briefly just preempts the engine; one that keeps running, such as an
- * application busy-polling its CQ, gets the CPU back).
- */
-static bool softhca_hw_engine_keep_polling(ktime_t last_work,
-					   ktime_t *contended)
-{
-	ktime_t now = ktime_get();
+/* What the polling engine does next. */
+enum softhca_hw_engine_step {
+	SOFTHCA_HW_POLL,	/* keep polling */
+	SOFTHCA_HW_YIELD,	/* let the other runnable task run first */
+	SOFTHCA_HW_IDLE,	/* no work lately: sleep */
+	SOFTHCA_HW_BACK_OFF,	/* woken for nothing on a busy CPU: sleep */
+};
 
-	if (ktime_us_delta(now, last_work) >= READ_ONCE(engine_spin_us))
-		return false;
-	if (single_task_running()) {
-		*contended = 0;
-		return true;
+/*
+ * Poll while there was work lately. A task that wants the CPU gets it
+ * first: the engine steps aside, saying IDLE meanwhile so that posters
+ * ring for themselves. Woken by a doorbell whose work the ringing thread
+ * already did, onto a CPU another task is using (an application
+ * busy-polling its CQ), the engine has nothing to add: it goes back to
+ * sleep, and the next wake-ups leave it asleep for a while.
+ */
+static enum softhca_hw_engine_step
+softhca_hw_engine_next_step(ktime_t last_work, bool found)
+{
+	if (ktime_us_delta(ktime_get(), last_work) >= READ_ONCE(engine_spin_us))
+		return SOFTHCA_HW_IDLE;
+	if (single_task_running())
+		return SOFTHCA_HW_POLL;
+	return found ? SOFTHCA_HW_YIELD : SOFTHCA_HW_BACK_OFF;
+}
+
+/*
+ * Let the task that wants this CPU run: say IDLE (posters ring for
+ * themselves meanwhile) and look again shortly.
+ */
+static void softhca_hw_engine_step_aside(struct softhca_hw *hw, bool *aside)
+{
+	unsigned int us = max(READ_ONCE(engine_yield_us), 1U);
+
+	if (!*aside) {
+		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
+		*aside = true;
 	}
-	if (!*contended)
-		*contended = now;
-	return ktime_us_delta(now, *contended) < READ_ONCE(engine_share_us);
+	usleep_range(us, 2 * us);
 }
 
 static int softhca_hw_engine_fn(void *data)
 {
 	struct softhca_hw *hw = data;
-	ktime_t last_work = ktime_get(), next, contended = 0;
-	bool found = false;
+	ktime_t last_work = ktime_get(), next;
+	bool aside = false, found = false;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&hw->engine_kicked, 0);
@@ -164,23 +174,27 @@ static int softhca_hw_engine_fn(void *data)
 			last_work = ktime_get();
 			found = true;
 		}
-		if (softhca_hw_engine_keep_polling(last_work, &contended)) {
-			if (READ_ONCE(engine_poll_us))
-				usleep_range(engine_poll_us, 2 * engine_poll_us);
-			else
-				cond_resched();
+		switch (softhca_hw_engine_next_step(last_work, found)) {
+		case SOFTHCA_HW_POLL:
+			if (aside) {
+				softhca_hw_engine_publish(hw,
+							  SOFTHCA_ENGINE_RUNNING);
+				aside = false;
+			}
+			cond_resched();
 			continue;
-		}
-
-		/*
-		 * Polling on a CPU others want, without finding anything the
-		 * posters had not already run themselves, only slows them:
-		 * leave the next wake-ups to them for a while.
-		 */
-		if (contended && !found)
-			WRITE_ONCE(hw->engine_backoff,
+		case SOFTHCA_HW_YIELD:
+			softhca_hw_engine_step_aside(hw, &aside);
+			continue;
+		case SOFTHCA_HW_BACK_OFF:
+			WRITE_ONCE(hw->engine_quiet_until,
 				   ktime_add_us(ktime_get(),
 						READ_ONCE(engine_backoff_us)));
+			break;
+		case SOFTHCA_HW_IDLE:
+			break;
+		}
+		aside = false;
 		found = false;
 
 		/* go idle: say so, then look once more */
@@ -196,7 +210,6 @@ static int softhca_hw_engine_fn(void *data)
 		__set_current_state(TASK_RUNNING);
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
 		last_work = ktime_get();
-		contended = 0;
 	}
 	return 0;
 }
@@ -221,7 +234,7 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 		/* all done here and nothing to poll for: let the engine sleep */
 		if (next == KTIME_MAX &&
 		    (!READ_ONCE(engine_spin_us) ||
-		     ktime_before(ktime_get(), READ_ONCE(hw->engine_backoff))))
+		     ktime_before(ktime_get(), READ_ONCE(hw->engine_quiet_until))))
 			return;
 	}
 	atomic_set(&hw->engine_kicked, 1);
@@ -235,8 +248,6 @@ int softhca_hw_engine_start(struct softhca_hw *hw)
 				    dev_name(&hw->pdev->dev));
 	if (IS_ERR(hw->engine))
 		return PTR_ERR(hw->engine);
-	if (engine_fifo)
-		sched_set_fifo_low(hw->engine);
 	wake_up_process(hw->engine);
 	return 0;
 }

@@ -672,7 +672,7 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 /* The engine's scratch WQE (used under the engine lock). */
 int softhca_hw_transport_init(struct softhca_hw *hw)
 {
-	hw->engine_wqe = kmalloc(sizeof(struct softhca_hw_wqe), GFP_KERNEL);
+	hw->engine_wqe = kmalloc(sizeof(*hw->engine_wqe), GFP_KERNEL);
 	return hw->engine_wqe ? 0 : -ENOMEM;
 }
 

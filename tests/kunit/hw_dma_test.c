@@ -33,14 +33,15 @@
 static void pas_addr_inside_test(struct kunit *test)
 {
 	u64 blocks[] = { 0x10000, 0x30000, 0x50000 };
+	/* objects that end exactly at the end of their last block */
 	struct softhca_hw_pas pas = {
 		.blocks = blocks, .nblocks = 3, .log_block_size = 12,
-		.offset = 0x100,
+		.offset = 0x100, .size = 3 * 0x1000 - 0x100,
 	};
 	u64 big[] = { 0x40000000, 0x80000000 };
 	struct softhca_hw_pas huge = {
 		.blocks = big, .nblocks = 2, .log_block_size = 21,
-		.offset = 0x1ff000,
+		.offset = 0x1ff000, .size = 2 * SZ_2M - 0x1ff000,
 	};
 	u64 a;
 
@@ -77,7 +78,7 @@ static void pas_addr_outside_test(struct kunit *test)
 	u64 blocks[] = { 0x10000, 0x30000, 0x50000 };
 	struct softhca_hw_pas pas = {
 		.blocks = blocks, .nblocks = 3, .log_block_size = 12,
-		.offset = 0x100,
+		.offset = 0x100, .size = 3 * 0x1000 - 0x100,
 	};
 	struct softhca_hw_pas empty = { .blocks = blocks, .log_block_size = 12 };
 	u64 a = POISON_ADDR;

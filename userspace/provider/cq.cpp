@@ -105,7 +105,8 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 		/* this WQE and every unsignaled one before it are done */
 		if (qp->sq_wqe_head) {
 			qp->sq_tail_bb = idx + qp->sq_nbb[slot];
-			__atomic_store_n(&qp->sq_tail, qp->sq_wqe_head[slot] + 1,
+			__atomic_store_n(&qp->sq_tail,
+					 qp->sq_wqe_head[slot] + 1,
 					 __ATOMIC_RELEASE);
 		}
 	}

@@ -37,12 +37,13 @@ int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,
 	if (g->wqe_bbs > SOFTHCA_MAX_WQEBBS)
 		return EINVAL;
 	/* report all that fits in the WQE size (an RDMA WRITE's worst case) */
-	uint32_t units = g->wqe_bbs * (SOFTHCA_WQEBB_SIZE / SOFTHCA_WQE_DS_SIZE);
+	uint32_t units =
+		g->wqe_bbs * (SOFTHCA_WQEBB_SIZE / SOFTHCA_WQE_DS_SIZE);
 	g->max_send_sge = std::min(units - 2, dev_max_sge);
-	g->max_inline_data =
-		std::min(static_cast<uint32_t>((units - 2) * SOFTHCA_WQE_DS_SIZE -
-					       sizeof(struct softhca_wqe_inline)),
-			 dev_max_inline);
+	uint32_t inline_room =
+		(units - 2) * SOFTHCA_WQE_DS_SIZE -
+		static_cast<uint32_t>(sizeof(struct softhca_wqe_inline));
+	g->max_inline_data = std::min(inline_room, dev_max_inline);
 	g->sq_wqe_cnt = align_queue_size(send_wr * g->wqe_bbs);
 	if (!g->sq_wqe_cnt)
 		return EINVAL;
@@ -207,7 +208,8 @@ int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
 			inline_len += wr->sg_list[i].length;
 		if (inline_len > qp->max_inline_data)
 			return EINVAL;
-		ds = fixed + softhca_inline_ds(static_cast<uint32_t>(inline_len));
+		ds = fixed +
+		     softhca_inline_ds(static_cast<uint32_t>(inline_len));
 	} else {
 		ds = fixed + static_cast<uint32_t>(wr->num_sge);
 	}
@@ -225,12 +227,13 @@ int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
 	ctrl.wqe_index = htole16(static_cast<uint16_t>(bb));
 	ctrl.opcode = op;
 	ctrl.ds = static_cast<uint8_t>(ds);
-	ctrl.flags = (wr->send_flags & IBV_SEND_SIGNALED ? SOFTHCA_WQE_F_SIGNALED
-							 : 0) |
-		     (wr->send_flags & IBV_SEND_SOLICITED ? SOFTHCA_WQE_F_SOLICITED
-							  : 0) |
-		     (wr->send_flags & IBV_SEND_FENCE ? SOFTHCA_WQE_F_FENCE : 0) |
-		     (inl ? SOFTHCA_WQE_F_INLINE : 0);
+	ctrl.flags =
+		(wr->send_flags & IBV_SEND_SIGNALED ? SOFTHCA_WQE_F_SIGNALED
+						    : 0) |
+		(wr->send_flags & IBV_SEND_SOLICITED ? SOFTHCA_WQE_F_SOLICITED
+						     : 0) |
+		(wr->send_flags & IBV_SEND_FENCE ? SOFTHCA_WQE_F_FENCE : 0) |
+		(inl ? SOFTHCA_WQE_F_INLINE : 0);
 	ctrl.imm = wr->imm_data;
 	memcpy(sq_unit(qp, bb, 0), &ctrl, sizeof(ctrl));
 
@@ -264,9 +267,13 @@ int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
 		sq_copy(qp, bb, byte, &ih, sizeof(ih));
 		byte += sizeof(ih);
 		for (int i = 0; i < wr->num_sge; i++) {
-			sq_copy(qp, bb, byte,
-				reinterpret_cast<const void *>(wr->sg_list[i].addr),
-				wr->sg_list[i].length);
+			/* inline data is copied from the application's address
+			 */
+			const void *data =
+				reinterpret_cast<const void *>( // NOLINT
+					wr->sg_list[i].addr);
+
+			sq_copy(qp, bb, byte, data, wr->sg_list[i].length);
 			byte += wr->sg_list[i].length;
 		}
 	} else {
@@ -336,8 +343,11 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		auto *seg = reinterpret_cast<struct softhca_wqe_data *>(
-			qp->rq + (qp->rq_pi & (qp->rq_wqe_cnt - 1)) * qp->rq_stride);
+		size_t off =
+			static_cast<size_t>(qp->rq_pi & (qp->rq_wqe_cnt - 1)) *
+			qp->rq_stride;
+		auto *seg = reinterpret_cast<struct softhca_wqe_data *>(qp->rq +
+									off);
 		int i;
 
 		for (i = 0; i < wr->num_sge; i++) {
@@ -345,7 +355,8 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			seg[i].lkey = htole32(wr->sg_list[i].lkey);
 			seg[i].addr = htole64(wr->sg_list[i].addr);
 		}
-		if (static_cast<uint32_t>(i) < qp->rq_stride / SOFTHCA_WQE_DS_SIZE) {
+		if (static_cast<uint32_t>(i) <
+		    qp->rq_stride / SOFTHCA_WQE_DS_SIZE) {
 			seg[i].byte_count = 0;
 			seg[i].lkey = htole32(SOFTHCA_INVALID_LKEY);
 			seg[i].addr = 0;
@@ -362,7 +373,8 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		 */
 		if (qp->state == IBV_QPS_ERR) {
 			full_barrier();
-			if (load_le32(qp->ctx->uar + SOFTHCA_UAR_ENGINE_STATE) ==
+			if (load_le32(qp->ctx->uar +
+				      SOFTHCA_UAR_ENGINE_STATE) ==
 			    SOFTHCA_ENGINE_IDLE)
 				kick(qp);
 		}
@@ -457,11 +469,11 @@ struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	cmd.drv.log_sq_size = static_cast<uint8_t>(log2_of_pow2(g.sq_wqe_cnt));
 	cmd.drv.log_rq_size = static_cast<uint8_t>(log2_of_pow2(g.rq_wqe_cnt));
 	cmd.drv.log_rq_stride = static_cast<uint8_t>(log2_of_pow2(g.rq_stride));
-	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr,
-				reinterpret_cast<struct ibv_create_qp *>(&cmd),
-				sizeof(cmd),
-				reinterpret_cast<ib_uverbs_create_qp_resp *>(&resp),
-				sizeof(resp));
+	err = ibv_cmd_create_qp(
+		pd, &qp->vqp.qp, attr,
+		reinterpret_cast<struct ibv_create_qp *>(&cmd), sizeof(cmd),
+		reinterpret_cast<ib_uverbs_create_qp_resp *>(&resp),
+		sizeof(resp));
 	if (err) {
 		softhca_dbg(ctx, "create_qp: the kernel refused (%d)", err);
 		goto err_free;

@@ -136,14 +136,14 @@ struct Qp {
 	/* send queue, in 64-byte basic blocks */
 	pthread_spinlock_t sq_lock;
 	uint8_t *sq;
-	uint32_t sq_wqe_cnt; /* basic blocks (a power of two) */
-	uint32_t sq_pi;	     /* basic blocks posted */
-	uint32_t sq_head;    /* WQEs posted */
-	uint32_t sq_tail;    /* WQEs completed */
-	uint32_t sq_tail_bb; /* first basic block not completed */
-	uint64_t *sq_wrid;   /* by first basic block */
+	uint32_t sq_wqe_cnt;   /* basic blocks (a power of two) */
+	uint32_t sq_pi;	       /* basic blocks posted */
+	uint32_t sq_head;      /* WQEs posted */
+	uint32_t sq_tail;      /* WQEs completed */
+	uint32_t sq_tail_bb;   /* first basic block not completed */
+	uint64_t *sq_wrid;     /* by first basic block */
 	uint32_t *sq_wqe_head; /* sq_head when the WQE was posted */
-	uint8_t *sq_nbb;     /* basic blocks of the WQE */
+	uint8_t *sq_nbb;       /* basic blocks of the WQE */
 	uint32_t max_send_wr;
 	uint32_t max_send_sge;
 	uint32_t max_inline_data;
@@ -201,8 +201,8 @@ int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 struct QpGeometry {
 	uint32_t max_send_wr, max_send_sge, max_inline_data;
 	uint32_t max_recv_wr, max_recv_sge;
-	uint32_t wqe_bbs;	/* basic blocks of the largest send WQE */
-	uint32_t sq_wqe_cnt;	/* basic blocks */
+	uint32_t wqe_bbs;    /* basic blocks of the largest send WQE */
+	uint32_t sq_wqe_cnt; /* basic blocks */
 	uint32_t rq_wqe_cnt, rq_stride;
 };
 int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,

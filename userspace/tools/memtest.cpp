@@ -450,8 +450,7 @@ int test_mr_memlock()
 	if (mr)
 		ibv_dereg_mr(mr);
 	mr = ibv_reg_mr(d.pd, p, 4096, IBV_ACCESS_LOCAL_WRITE);
-	result(mr != nullptr, "mr.memlock-small-ok",
-	       mr ? "" : strerror(errno));
+	result(mr != nullptr, "mr.memlock-small-ok", mr ? "" : strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	munmap(p, len);

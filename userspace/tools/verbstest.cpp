@@ -58,7 +58,8 @@ std::string str(uint64_t v)
 double now_ms()
 {
 	using namespace std::chrono;
-	return duration<double, std::milli>(steady_clock::now().time_since_epoch())
+	return duration<double, std::milli>(
+		       steady_clock::now().time_since_epoch())
 		.count();
 }
 
@@ -71,8 +72,9 @@ struct Buf {
 	Buf(ibv_pd *pd, size_t n, int access)
 	{
 		len = n;
-		p = static_cast<uint8_t *>(mmap(nullptr, n, PROT_READ | PROT_WRITE,
-						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+		p = static_cast<uint8_t *>(
+			mmap(nullptr, n, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 		if (p == MAP_FAILED) {
 			perror("mmap");
 			exit(2);
@@ -153,7 +155,7 @@ struct Pair {
 
 	Pair(Dev &dev, QpOpts opts = QpOpts(), uint32_t a_dest = 0,
 	     bool a_remote_gid = false)
-		: d(dev), o(opts)
+	    : d(dev), o(opts)
 	{
 		if (o.channel)
 			ch = ibv_create_comp_channel(d.ctx);
@@ -163,7 +165,8 @@ struct Pair {
 		a = make_qp(cqa);
 		b = make_qp(cqb);
 		if (!cqa || !cqb || !a || !b) {
-			fprintf(stderr, "pair setup failed: %s\n", strerror(errno));
+			fprintf(stderr, "pair setup failed: %s\n",
+				strerror(errno));
 			exit(2);
 		}
 		connect(a, a_dest ? a_dest : b->qp_num, a_remote_gid);
@@ -223,7 +226,8 @@ struct Pair {
 		if (o.type == IBV_QPT_RC) {
 			at.max_dest_rd_atomic = 4;
 			at.min_rnr_timer = o.min_rnr_timer;
-			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER;
 		}
 		check(ibv_modify_qp(qp, &at, mask), "RTR");
 		at = {};
@@ -268,8 +272,8 @@ std::vector<ibv_wc> poll_n(ibv_cq *cq, size_t n, double ms = 5000)
 }
 
 int post_send(ibv_qp *qp, ibv_wr_opcode op, std::vector<ibv_sge> sges,
-	      uint64_t wr_id, int flags = IBV_SEND_SIGNALED,
-	      uint64_t raddr = 0, uint32_t rkey = 0, uint32_t imm = 0)
+	      uint64_t wr_id, int flags = IBV_SEND_SIGNALED, uint64_t raddr = 0,
+	      uint32_t rkey = 0, uint32_t imm = 0)
 {
 	ibv_send_wr wr = {}, *bad;
 
@@ -331,9 +335,10 @@ std::string wc_desc(const ibv_wc &wc)
 
 size_t random_size()
 {
-	static const size_t edges[] = { 0,    1,     7,     63,	    64,
-					4095, 4096,  4097,  65535, 65536,
-					65537, 1 << 20, (1 << 20) + 3 };
+	static const size_t edges[] = {
+		0,    1,     7,	    63,	   64,	    4095,	  4096,
+		4097, 65535, 65536, 65537, 1 << 20, (1 << 20) + 3
+	};
 	if (rng() % 2)
 		return edges[rng() % (sizeof(edges) / sizeof(edges[0]))];
 	return rng() % (1 << 20);
@@ -354,7 +359,7 @@ void test_integrity(ibv_qp_type type, int rounds)
 
 	for (ibv_wr_opcode op : ops) {
 		std::string name = tag + ".integrity-" +
-				   (op == IBV_WR_SEND	    ? "send"
+				   (op == IBV_WR_SEND	      ? "send"
 				    : op == IBV_WR_RDMA_WRITE ? "write"
 							      : "read");
 		std::string why;
@@ -368,7 +373,8 @@ void test_integrity(ibv_qp_type type, int rounds)
 
 			fill_random(src.p, region);
 			memset(dst.p, 0xa5, region);
-			/* the target of READ is local (dst), the source remote */
+			/* the target of READ is local (dst), the source remote
+			 */
 			if (op == IBV_WR_SEND &&
 			    post_recv(p.b, split(dst, doff, len, nd), 77)) {
 				why = "post_recv failed";
@@ -376,12 +382,14 @@ void test_integrity(ibv_qp_type type, int rounds)
 			}
 			int rc;
 			if (op == IBV_WR_RDMA_READ)
-				rc = post_send(p.a, op, split(dst, doff, len, nd),
-					       r, IBV_SEND_SIGNALED,
+				rc = post_send(p.a, op,
+					       split(dst, doff, len, nd), r,
+					       IBV_SEND_SIGNALED,
 					       src.addr(soff), src.mr->rkey);
 			else
-				rc = post_send(p.a, op, split(src, soff, len, ns),
-					       r, IBV_SEND_SIGNALED,
+				rc = post_send(p.a, op,
+					       split(src, soff, len, ns), r,
+					       IBV_SEND_SIGNALED,
 					       dst.addr(doff), dst.mr->rkey);
 			if (rc) {
 				why = "post_send: " + std::string(strerror(rc));
@@ -401,21 +409,25 @@ void test_integrity(ibv_qp_type type, int rounds)
 				if (wb.size() != 1 ||
 				    wb[0].status != IBV_WC_SUCCESS ||
 				    wb[0].opcode != IBV_WC_RECV ||
-				    wb[0].byte_len != len || wb[0].wr_id != 77 ||
+				    wb[0].byte_len != len ||
+				    wb[0].wr_id != 77 ||
 				    wb[0].qp_num != p.b->qp_num) {
 					why = "receive completion: " +
-					      (wb.empty() ? "none" : wc_desc(wb[0]));
+					      (wb.empty() ? "none"
+							  : wc_desc(wb[0]));
 					break;
 				}
 			}
-			if (memcmp(dst.p + doff, src.p + soff, len))
+			if (memcmp(dst.p + doff, src.p + soff, len) != 0)
 				why = "data differs, " + str(len) + " bytes";
 			else if (dst.p[doff - 1] != 0xa5 ||
-				 (doff + len < region && dst.p[doff + len] != 0xa5))
+				 (doff + len < region &&
+				  dst.p[doff + len] != 0xa5))
 				why = "bytes outside the target were written";
 			if (!why.empty())
-				why += " (round " + str(r) + ", len " + str(len) +
-				       ", sges " + str(ns) + "/" + str(nd) + ")";
+				why += " (round " + str(r) + ", len " +
+				       str(len) + ", sges " + str(ns) + "/" +
+				       str(nd) + ")";
 		}
 		result(why.empty(), name, why);
 	}
@@ -431,8 +443,9 @@ void test_imm_inline()
 
 	fill_random(src.p, 8192);
 	post_recv(p.b, { { dst.addr(), 100, dst.mr->lkey } }, 1);
-	post_send(p.a, IBV_WR_SEND_WITH_IMM, { { src.addr(), 100, src.mr->lkey } },
-		  2, IBV_SEND_SIGNALED, 0, 0, 0xdeadbeef);
+	post_send(p.a, IBV_WR_SEND_WITH_IMM,
+		  { { src.addr(), 100, src.mr->lkey } }, 2, IBV_SEND_SIGNALED,
+		  0, 0, 0xdeadbeef);
 	auto wb = poll_n(p.cqb, 1);
 	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
 		       (wb[0].wc_flags & IBV_WC_WITH_IMM) &&
@@ -444,14 +457,15 @@ void test_imm_inline()
 
 	post_recv(p.b, {}, 3);
 	post_send(p.a, IBV_WR_RDMA_WRITE_WITH_IMM,
-		  { { src.addr(100), 2000, src.mr->lkey } }, 4, IBV_SEND_SIGNALED,
-		  dst.addr(1000), dst.mr->rkey, 0x01020304);
+		  { { src.addr(100), 2000, src.mr->lkey } }, 4,
+		  IBV_SEND_SIGNALED, dst.addr(1000), dst.mr->rkey, 0x01020304);
 	wb = poll_n(p.cqb, 1);
 	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
 		       wb[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
 		       (wb[0].wc_flags & IBV_WC_WITH_IMM) &&
 		       be32toh(wb[0].imm_data) == 0x01020304 &&
-		       wb[0].wr_id == 3 && !memcmp(dst.p + 1000, src.p + 100, 2000),
+		       wb[0].wr_id == 3 &&
+		       !memcmp(dst.p + 1000, src.p + 100, 2000),
 	       "rc.write-with-imm", wb.empty() ? "none" : wc_desc(wb[0]));
 	poll_n(p.cqa, 1);
 
@@ -470,7 +484,8 @@ void test_imm_inline()
 	memset(local.data(), 0, inl);
 	wb = poll_n(p.cqb, 1);
 	result(rc == 0 && inl >= 128 && wb.size() == 1 &&
-		       wb[0].status == IBV_WC_SUCCESS && wb[0].byte_len == inl &&
+		       wb[0].status == IBV_WC_SUCCESS &&
+		       wb[0].byte_len == inl &&
 		       !memcmp(dst.p, sent.data(), inl),
 	       "rc.inline-send-" + str(inl) + "-bytes",
 	       rc ? strerror(rc) : (wb.empty() ? "none" : wc_desc(wb[0])));
@@ -478,8 +493,8 @@ void test_imm_inline()
 	s.length = inl + 1;
 	rc = post_send(p.a, IBV_WR_SEND, { s }, 7,
 		       IBV_SEND_SIGNALED | IBV_SEND_INLINE);
-	result(rc == EINVAL, "rc.inline-over-max-einval", "post returned " +
-							   str(rc));
+	result(rc == EINVAL, "rc.inline-over-max-einval",
+	       "post returned " + str(rc));
 
 	/* atomics: the old value comes back in the local SGE */
 	auto *target = reinterpret_cast<uint64_t *>(dst.p + 4096);
@@ -541,12 +556,14 @@ void test_unsignaled_wrap()
 			size_t off = static_cast<size_t>(r * 8 + i) * 256;
 			int flags = (i % 4 == 3 ? IBV_SEND_SIGNALED : 0) |
 				    (i % 2 ? IBV_SEND_INLINE : 0);
-			int rc = post_send(p.a, IBV_WR_RDMA_WRITE,
-					   { { src.addr(off), len, src.mr->lkey } },
-					   1000 + r * 8 + i, flags,
-					   dst.addr(off), dst.mr->rkey);
+			int rc = post_send(
+				p.a, IBV_WR_RDMA_WRITE,
+				{ { src.addr(off), len, src.mr->lkey } },
+				1000 + r * 8 + i, flags, dst.addr(off),
+				dst.mr->rkey);
 			if (rc)
-				why = "post " + str(r * 8 + i) + ": " + strerror(rc);
+				why = "post " + str(r * 8 + i) + ": " +
+				      strerror(rc);
 		}
 		auto wa = poll_n(p.cqa, 2);
 		if (wa.size() != 2 || wa[0].wr_id != 1000u + r * 8 + 3 ||
@@ -632,118 +649,125 @@ void test_errors()
 	QpOpts o;
 	using B = Buf;
 
-	expect_error("err.bad-lkey-loc-prot", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_recv(p.b, { { t.addr(), 64, t.mr->lkey } }, 1);
-			     post_send(p.a, IBV_WR_SEND,
-				       { { s.addr(), 64, s.mr->lkey ^ 0x5500 } }, 2);
-		     },
-		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
-	expect_error("err.lkey-out-of-bounds-loc-prot", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_WRITE,
-				       { { s.addr(65000), 1000, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
-		     },
-		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
-	expect_error("err.bad-rkey-rem-access", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_WRITE,
-				       { { s.addr(), 64, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(),
-				       t.mr->rkey ^ 0x7700);
-		     },
-		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
-		     IBV_EVENT_QP_ACCESS_ERR);
-	expect_error("err.rkey-out-of-bounds-rem-access", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_READ,
-				       { { s.addr(), 128, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(65536 - 64),
-				       t.mr->rkey);
-		     },
-		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
-		     IBV_EVENT_QP_ACCESS_ERR);
+	expect_error(
+		"err.bad-lkey-loc-prot", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_recv(p.b, { { t.addr(), 64, t.mr->lkey } }, 1);
+			post_send(p.a, IBV_WR_SEND,
+				  { { s.addr(), 64, s.mr->lkey ^ 0x5500 } }, 2);
+		},
+		IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+	expect_error(
+		"err.lkey-out-of-bounds-loc-prot", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_WRITE,
+				  { { s.addr(65000), 1000, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		},
+		IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+	expect_error(
+		"err.bad-rkey-rem-access", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_WRITE,
+				  { { s.addr(), 64, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(),
+				  t.mr->rkey ^ 0x7700);
+		},
+		IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS, IBV_EVENT_QP_ACCESS_ERR);
+	expect_error(
+		"err.rkey-out-of-bounds-rem-access", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_READ,
+				  { { s.addr(), 128, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(65536 - 64),
+				  t.mr->rkey);
+		},
+		IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS, IBV_EVENT_QP_ACCESS_ERR);
 	{
 		/* an MR of another PD */
 		ibv_pd *pd2 = ibv_alloc_pd(d.ctx);
 		auto other = std::make_unique<Buf>(pd2, 65536, kAllAccess);
-		expect_error("err.lkey-wrong-pd-loc-prot", d, o,
-			     [&](Pair &p, B &, B &t) {
-				     post_send(p.a, IBV_WR_RDMA_WRITE,
-					       { { other->addr(), 64,
-						   other->mr->lkey } },
-					       2, IBV_SEND_SIGNALED, t.addr(),
-					       t.mr->rkey);
-			     },
-			     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
-		expect_error("err.rkey-wrong-pd-rem-access", d, o,
-			     [&](Pair &p, B &s, B &) {
-				     post_send(p.a, IBV_WR_RDMA_WRITE,
-					       { { s.addr(), 64, s.mr->lkey } }, 2,
-					       IBV_SEND_SIGNALED, other->addr(),
-					       other->mr->rkey);
-			     },
-			     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
-			     IBV_EVENT_QP_ACCESS_ERR);
+		expect_error(
+			"err.lkey-wrong-pd-loc-prot", d, o,
+			[&](Pair &p, B &, B &t) {
+				post_send(p.a, IBV_WR_RDMA_WRITE,
+					  { { other->addr(), 64,
+					      other->mr->lkey } },
+					  2, IBV_SEND_SIGNALED, t.addr(),
+					  t.mr->rkey);
+			},
+			IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS);
+		expect_error(
+			"err.rkey-wrong-pd-rem-access", d, o,
+			[&](Pair &p, B &s, B &) {
+				post_send(p.a, IBV_WR_RDMA_WRITE,
+					  { { s.addr(), 64, s.mr->lkey } }, 2,
+					  IBV_SEND_SIGNALED, other->addr(),
+					  other->mr->rkey);
+			},
+			IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
+			IBV_EVENT_QP_ACCESS_ERR);
 		other.reset();
 		ibv_dealloc_pd(pd2);
 	}
-	expect_error("err.mr-without-remote-write-rem-access", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_WRITE,
-				       { { s.addr(), 64, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
-		     },
-		     IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS,
-		     IBV_EVENT_QP_ACCESS_ERR,
-		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	expect_error("err.read-into-mr-without-local-write", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_READ,
-				       { { s.addr(), 64, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
-		     },
-		     IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS, IBV_EVENT_COMM_EST,
-		     IBV_ACCESS_REMOTE_READ);
+	expect_error(
+		"err.mr-without-remote-write-rem-access", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_WRITE,
+				  { { s.addr(), 64, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		},
+		IBV_WC_REM_ACCESS_ERR, IBV_WC_SUCCESS, IBV_EVENT_QP_ACCESS_ERR,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	expect_error(
+		"err.read-into-mr-without-local-write", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_READ,
+				  { { s.addr(), 64, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		},
+		IBV_WC_LOC_PROT_ERR, IBV_WC_SUCCESS, IBV_EVENT_COMM_EST,
+		IBV_ACCESS_REMOTE_READ);
 	QpOpts no_write = o;
 	no_write.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
-	expect_error("err.qp-without-remote-write-rem-inv-req", d, no_write,
-		     [](Pair &p, B &s, B &t) {
-			     post_send(p.a, IBV_WR_RDMA_WRITE,
-				       { { s.addr(), 64, s.mr->lkey } }, 2,
-				       IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
-		     },
-		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS,
-		     IBV_EVENT_QP_REQ_ERR);
-	expect_error("err.recv-too-small", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_recv(p.b, { { t.addr(), 16, t.mr->lkey } }, 1);
-			     post_send(p.a, IBV_WR_SEND,
-				       { { s.addr(), 64, s.mr->lkey } }, 2);
-		     },
-		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_LOC_LEN_ERR);
-	expect_error("err.recv-bad-lkey-rem-op", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     post_recv(p.b, { { t.addr(), 64, 0x12345600 } }, 1);
-			     post_send(p.a, IBV_WR_SEND,
-				       { { s.addr(), 64, s.mr->lkey } }, 2);
-		     },
-		     IBV_WC_REM_OP_ERR, IBV_WC_LOC_PROT_ERR);
-	expect_error("err.atomic-misaligned-rem-inv-req", d, o,
-		     [](Pair &p, B &s, B &t) {
-			     ibv_send_wr wr = {}, *bad;
-			     ibv_sge sg = { s.addr(), 8, s.mr->lkey };
-			     wr.sg_list = &sg;
-			     wr.num_sge = 1;
-			     wr.send_flags = IBV_SEND_SIGNALED;
-			     wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-			     wr.wr.atomic.remote_addr = t.addr(4);
-			     wr.wr.atomic.rkey = t.mr->rkey;
-			     ibv_post_send(p.a, &wr, &bad);
-		     },
-		     IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS,
-		     IBV_EVENT_QP_REQ_ERR);
+	expect_error(
+		"err.qp-without-remote-write-rem-inv-req", d, no_write,
+		[](Pair &p, B &s, B &t) {
+			post_send(p.a, IBV_WR_RDMA_WRITE,
+				  { { s.addr(), 64, s.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, t.addr(), t.mr->rkey);
+		},
+		IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS, IBV_EVENT_QP_REQ_ERR);
+	expect_error(
+		"err.recv-too-small", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_recv(p.b, { { t.addr(), 16, t.mr->lkey } }, 1);
+			post_send(p.a, IBV_WR_SEND,
+				  { { s.addr(), 64, s.mr->lkey } }, 2);
+		},
+		IBV_WC_REM_INV_REQ_ERR, IBV_WC_LOC_LEN_ERR);
+	expect_error(
+		"err.recv-bad-lkey-rem-op", d, o,
+		[](Pair &p, B &s, B &t) {
+			post_recv(p.b, { { t.addr(), 64, 0x12345600 } }, 1);
+			post_send(p.a, IBV_WR_SEND,
+				  { { s.addr(), 64, s.mr->lkey } }, 2);
+		},
+		IBV_WC_REM_OP_ERR, IBV_WC_LOC_PROT_ERR);
+	expect_error(
+		"err.atomic-misaligned-rem-inv-req", d, o,
+		[](Pair &p, B &s, B &t) {
+			ibv_send_wr wr = {}, *bad;
+			ibv_sge sg = { s.addr(), 8, s.mr->lkey };
+			wr.sg_list = &sg;
+			wr.num_sge = 1;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.remote_addr = t.addr(4);
+			wr.wr.atomic.rkey = t.mr->rkey;
+			ibv_post_send(p.a, &wr, &bad);
+		},
+		IBV_WC_REM_INV_REQ_ERR, IBV_WC_SUCCESS, IBV_EVENT_QP_REQ_ERR);
 }
 
 /* ---- flushing ------------------------------------------------------- */
@@ -762,7 +786,8 @@ void test_flush()
 	ibv_modify_qp(p.b, &at, IBV_QP_STATE);
 	auto wb = poll_n(p.cqb, 5);
 	for (size_t i = 0; i < wb.size(); i++)
-		if (wb[i].status != IBV_WC_WR_FLUSH_ERR || wb[i].wr_id != 500 + i)
+		if (wb[i].status != IBV_WC_WR_FLUSH_ERR ||
+		    wb[i].wr_id != 500 + i)
 			why = "completion " + str(i) + ": " + wc_desc(wb[i]);
 	result(wb.size() == 5 && why.empty(), "flush.posted-receives",
 	       why.empty() ? str(wb.size()) + " completions" : why);
@@ -802,7 +827,8 @@ void test_rnr()
 		post_send(p.a, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } }, 1);
 		auto wa = poll_n(p.cqa, 1);
 		double took = now_ms() - t0;
-		result(wa.size() == 1 && wa[0].status == IBV_WC_RNR_RETRY_EXC_ERR &&
+		result(wa.size() == 1 &&
+			       wa[0].status == IBV_WC_RNR_RETRY_EXC_ERR &&
 			       took >= 2 * 1.28,
 		       "rnr.retries-exhausted",
 		       (wa.empty() ? "none" : wc_desc(wa[0])) + " after " +
@@ -818,11 +844,12 @@ void test_rnr()
 		auto wa = poll_n(p.cqa, 1);
 		auto wb = poll_n(p.cqb, 1);
 		result(early.empty() && wa.size() == 1 &&
-			       wa[0].status == IBV_WC_SUCCESS && wb.size() == 1 &&
-			       wb[0].status == IBV_WC_SUCCESS,
+			       wa[0].status == IBV_WC_SUCCESS &&
+			       wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS,
 		       "rnr.retried-until-a-receive-arrives",
-		       early.empty() ? (wa.empty() ? "no completion" : wc_desc(wa[0]))
-				     : "completed before the receive");
+		       early.empty()
+			       ? (wa.empty() ? "no completion" : wc_desc(wa[0]))
+			       : "completed before the receive");
 	}
 }
 
@@ -838,8 +865,9 @@ void test_retry()
 		Pair p(d, o, kind ? 0 : 0xfff0, kind == 1);
 		Buf b(d.pd, 4096, kAllAccess);
 		double t0 = now_ms();
-		post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 8, b.mr->lkey } },
-			  1, IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { b.addr(), 8, b.mr->lkey } }, 1, IBV_SEND_SIGNALED,
+			  b.addr(2048), b.mr->rkey);
 		auto wa = poll_n(p.cqa, 1, 10000);
 		double took = now_ms() - t0;
 		double want = (o.retry_cnt + 1) * 4.096e-3 * (1 << o.timeout);
@@ -848,7 +876,8 @@ void test_retry()
 		       kind ? "retry.exhausted-no-such-gid"
 			    : "retry.exhausted-no-such-qpn",
 		       (wa.empty() ? "none" : wc_desc(wa[0])) + " after " +
-			       str(static_cast<uint64_t>(took)) + " ms, want >= " +
+			       str(static_cast<uint64_t>(took)) +
+			       " ms, want >= " +
 			       str(static_cast<uint64_t>(want)));
 	}
 }
@@ -882,7 +911,8 @@ void test_events()
 	for (int i = 0; i < 20 && why.empty(); i++) {
 		ibv_req_notify_cq(p.cqb, 0);
 		post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, i);
-		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, i);
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } },
+			  i);
 		if (!wait_event(p.ch, p.cqb, 2000))
 			why = "no event for round " + str(i);
 		if (poll_n(p.cqb, 1).size() != 1)
@@ -910,7 +940,8 @@ void test_events()
 	post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, 102);
 	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 102,
 		  IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
-	result(wait_event(p.ch, p.cqb, 2000), "events.solicited-only-wakes-on-solicited");
+	result(wait_event(p.ch, p.cqb, 2000),
+	       "events.solicited-only-wakes-on-solicited");
 	poll_n(p.cqb, 1);
 	poll_n(p.cqa, 1);
 }
@@ -925,8 +956,9 @@ void test_uc()
 	Pair p(d, o);
 	Buf b(d.pd, 65536, kAllAccess);
 
-	int rc = post_send(p.a, IBV_WR_RDMA_READ, { { b.addr(), 8, b.mr->lkey } },
-			   1, IBV_SEND_SIGNALED, b.addr(4096), b.mr->rkey);
+	int rc = post_send(p.a, IBV_WR_RDMA_READ,
+			   { { b.addr(), 8, b.mr->lkey } }, 1,
+			   IBV_SEND_SIGNALED, b.addr(4096), b.mr->rkey);
 	result(rc == EINVAL, "uc.read-not-allowed", "post returned " + str(rc));
 	/* no receive posted: the message is dropped, the sender completes */
 	memset(b.p + 8192, 0, 64);
@@ -959,8 +991,9 @@ void test_large()
 	for (size_t off = 4096; off < half; off += 4096)
 		memcpy(b.p + off, b.p, 4096);
 	b.p[half - 1] = 0x77;
-	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), (uint32_t)half, b.mr->lkey } },
-		  1, IBV_SEND_SIGNALED, b.addr(half), b.mr->rkey);
+	post_send(p.a, IBV_WR_RDMA_WRITE,
+		  { { b.addr(), (uint32_t)half, b.mr->lkey } }, 1,
+		  IBV_SEND_SIGNALED, b.addr(half), b.mr->rkey);
 	auto wa = poll_n(p.cqa, 1, 60000);
 	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
 		       !memcmp(b.p, b.p + half, half),
@@ -994,8 +1027,10 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity", "imm", "unsignaled", "errors", "flush",
-			  "rnr",       "retry", "events", "uc", "large" };
+		tests = {
+			"integrity", "imm",   "unsignaled", "errors", "flush",
+			"rnr",	     "retry", "events",	    "uc",     "large"
+		};
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# QPs and the data path: the C++ verbs checks, ibv_rc_pingpong and
+# ibv_uc_pingpong in their modes, perftest, syscall-free posting while the
+# engine is busy, and a clean teardown. Server and client run in this VM
+# over 127.0.0.1, on softhca0's RoCEv2 GID.
+. "$SOFTHCA_TOP/tests/vm/lib.sh"
+
+# veth peer in its own namespace: a reachable neighbour that is not us
+ip netns add peer30
+ip link add veth30 type veth peer name veth31 netns peer30
+ip link set veth30 up
+ip -n peer30 link set veth31 up
+ip addr add 10.3.0.1/24 dev veth30
+ip -n peer30 addr add 10.3.0.2/24 dev veth31
+check link-add rdma link add softhca0 type softhca netdev veth30
+gid=$(ibv_devinfo -v -d softhca0 | sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.3.0.1, RoCE v2.*/\1/p')
+check rocev2-gid-found test -n "$gid"
+
+check_tool env SOFTHCA_ABSENT_GID=::ffff:10.3.0.2 timeout 900 \
+	"$BIN/softhca-verbstest" softhca0 "$gid"
+
+# pingpong <case> <tool> <args...>: server and client both succeed and
+# report their iterations.
+pingpong() {
+	local name=$1 tool=$2 slog=$LOGS/$GROUP.$1.server.log
+	local clog=$LOGS/$GROUP.$1.client.log srv rc
+	shift 2
+	timeout 300 "$tool" -d softhca0 -g "$gid" "$@" >"$slog" 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 300 "$tool" -d softhca0 -g "$gid" "$@" 127.0.0.1 >"$clog" 2>&1
+	rc=$?
+	wait $srv
+	if [ $rc -eq 0 ] && [ $? -eq 0 ] && grep -q 'iters in' "$clog" &&
+	   grep -q 'iters in' "$slog"; then
+		pass "$name"
+	else
+		fail "$name" "client exit $rc: $(tail -n 1 "$clog")"
+	fi
+}
+
+pingpong rc-pingpong ibv_rc_pingpong
+pingpong rc-pingpong-events ibv_rc_pingpong -e
+pingpong rc-pingpong-1b ibv_rc_pingpong -s 1 -n 1000
+pingpong rc-pingpong-4k ibv_rc_pingpong -s 4096 -n 1000
+pingpong rc-pingpong-64k ibv_rc_pingpong -s 65536 -n 1000
+pingpong rc-pingpong-1m ibv_rc_pingpong -s 1048576 -n 1000
+pingpong rc-pingpong-rx1 ibv_rc_pingpong -r 1 -n 10000
+pingpong uc-pingpong ibv_uc_pingpong
+pingpong uc-pingpong-events ibv_uc_pingpong -e
+
+# perftest <tool> <args...>: both sides succeed and the client prints a
+# result row with a positive figure.
+perftest() {
+	local tool=$1 slog=$LOGS/$GROUP.$1.server.log
+	local clog=$LOGS/$GROUP.$1.client.log srv rc
+	shift
+	timeout 300 "$tool" -d softhca0 -x "$gid" "$@" >"$slog" 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 300 "$tool" -d softhca0 -x "$gid" "$@" 127.0.0.1 >"$clog" 2>&1
+	rc=$?
+	wait $srv
+	if [ $rc -eq 0 ] && [ $? -eq 0 ] &&
+	   awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $3 > 0 {ok=1} END {exit !ok}' "$clog"; then
+		pass "perftest-$tool"
+	else
+		fail "perftest-$tool" "client exit $rc: $(tail -n 2 "$clog" | head -n 1)"
+	fi
+}
+
+perftest ib_write_bw
+perftest ib_read_bw
+perftest ib_send_bw
+perftest ib_atomic_bw
+perftest ib_write_lat
+perftest ib_send_lat
+perftest ib_read_lat
+
+# No system call per post while the engine is busy: the application runs
+# on CPU 0 (the server waits for completion events, the client busy-polls)
+# and leaves CPU 1 to the card's engine, which polls the doorbell records,
+# so the client's posts go out without wake-up calls.
+slog=$LOGS/$GROUP.strace.server.log
+taskset -c 0 timeout 300 ibv_rc_pingpong -d softhca0 -g "$gid" -e -n 10000 \
+	>"$slog" 2>&1 &
+srv=$!
+sleep 1
+taskset -c 0 timeout 300 strace -c -f -o "$LOGS/$GROUP.strace.txt" \
+	ibv_rc_pingpong -d softhca0 -g "$gid" -n 10000 127.0.0.1 \
+	>"$LOGS/$GROUP.strace.client.log" 2>&1
+wait $srv
+calls=$(awk '$NF == "total" {print $(NF-2)}' "$LOGS/$GROUP.strace.txt")
+echo "client system calls for 10000 iterations: ${calls:-?}" >> "$LOGS/$GROUP.strace.txt"
+check syscalls-far-fewer-than-iterations test "${calls:-99999}" -lt 1000
+
+# Nothing is left behind, and everything comes apart.
+check no-qps-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/qps)\" ]"
+check no-cqs-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/cqs)\" ]"
+check no-mrs-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/mrs)\" ]"
+check no-restrack-qps sh -c "! rdma resource show qp dev softhca0 | grep -q lqpn"
+# an idle card costs no CPU: its engine thread sleeps
+engine_ticks() {
+	local pid
+	pid=$(pgrep -f 'softhca\..*-engine' | head -n 1)
+	awk '{print $14 + $15}' "/proc/$pid/stat"
+}
+t0=$(engine_ticks)
+sleep 2
+t1=$(engine_ticks)
+check idle-engine-costs-no-cpu test $((t1 - t0)) -le 1
+check link-delete rdma link delete softhca0
+check rmmod rmmod softhca
+ip link del veth30
+ip netns del peer30
