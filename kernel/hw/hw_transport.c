@@ -185,7 +185,8 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		if (fixed == units)
 			return SOFTHCA_SYND_WQE_FORMAT;
 		w->inline_len = le32_to_cpu(inl->byte_count);
-		if (softhca_inline_ds(w->inline_len) > units - fixed)
+		if (w->inline_len > (units - fixed) * SOFTHCA_WQE_DS_SIZE -
+				     sizeof(*inl))
 			return SOFTHCA_SYND_WQE_FORMAT;
 		w->inline_data = p + sizeof(*inl);
 		w->length = w->inline_len;
