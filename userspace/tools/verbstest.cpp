@@ -142,6 +142,7 @@ struct QpOpts {
 	uint32_t max_wr = 64;
 	uint32_t max_sge = 16;
 	uint32_t max_inline = 128;
+	int cq_entries = 256;
 	bool channel = false;
 };
 
@@ -159,7 +160,7 @@ struct Pair {
 	{
 		if (o.channel)
 			ch = ibv_create_comp_channel(d.ctx);
-		cqa = ibv_create_cq(d.ctx, 256, nullptr, nullptr, 0);
+		cqa = ibv_create_cq(d.ctx, o.cq_entries, nullptr, nullptr, 0);
 		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
 				    d.ctx->num_comp_vectors - 1);
 		a = make_qp(cqa);
@@ -946,6 +947,35 @@ void test_events()
 	poll_n(p.cqa, 1);
 }
 
+/* ---- CQ overrun ---------------------------------------------------- */
+
+void test_overrun()
+{
+	Dev d;
+	QpOpts o;
+	o.cq_entries = 1; /* room for 1 + 1 CQEs */
+	Pair p(d, o);
+	Buf b(d.pd, 65536, kAllAccess);
+	bool event = false;
+
+	for (int i = 0; i < 4; i++)
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { b.addr(), 8, b.mr->lkey } }, i, IBV_SEND_SIGNALED,
+			  b.addr(4096), b.mr->rkey);
+	double end = now_ms() + 3000;
+	while (!event && now_ms() < end) {
+		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
+		ibv_async_event ev;
+
+		if (poll(&pfd, 1, 50) <= 0 || ibv_get_async_event(d.ctx, &ev))
+			continue;
+		event = ev.event_type == IBV_EVENT_CQ_ERR &&
+			ev.element.cq == p.cqa;
+		ibv_ack_async_event(&ev);
+	}
+	result(event, "cq.overrun-cq-error-event");
+}
+
 /* ---- UC semantics --------------------------------------------------- */
 
 void test_uc()
@@ -1027,10 +1057,9 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = {
-			"integrity", "imm",   "unsignaled", "errors", "flush",
-			"rnr",	     "retry", "events",	    "uc",     "large"
-		};
+		tests = { "integrity", "imm", "unsignaled", "errors",
+			  "flush",     "rnr", "retry",	    "events",
+			  "overrun",   "uc",  "large" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1049,6 +1078,8 @@ int main(int argc, char **argv)
 			test_retry();
 		} else if (t == "events") {
 			test_events();
+		} else if (t == "overrun") {
+			test_overrun();
 		} else if (t == "uc") {
 			test_uc();
 		} else if (t == "large") {
