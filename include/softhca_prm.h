@@ -630,6 +630,15 @@ struct softhca_qp_attr {
 
 SOFTHCA_ASSERT_SIZE(struct softhca_qp_attr, 72);
 
+/* PSNs are 24 bits; QUERY_QP reports the next send and expected PSN. */
+#define SOFTHCA_PSN_MASK	0xffffffU
+
+/* The bytes of a path MTU code (1..5: 256..4096). */
+static inline __u32 softhca_mtu_bytes(__u8 path_mtu)
+{
+	return 128U << path_mtu;
+}
+
 /* ------------------------------------------------------------------------
  * Send WQEs: a control segment, then (by opcode) a remote address segment,
  * an atomic segment, and data segments or inline data; ds counts the

@@ -17,7 +17,8 @@ finish() {
 	sleep 10
 }
 
-mount -t tmpfs tmpfs /tmp
+# /tmp stays the overlay's (writable, on tmpfs): a tmpfs mounted over it
+# would hide a checkout that lives under the host's /tmp.
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mkdir -p /dev/pts /dev/shm /dev/hugepages
 mount -t devpts devpts /dev/pts

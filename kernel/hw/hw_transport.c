@@ -12,6 +12,13 @@
  * NAK, retried after the responder's min_rnr_timer up to rnr_retry times
  * (7: forever). UC never retries: what the responder cannot take is
  * dropped and the sender completes.
+ *
+ * A message travels as packets of the path MTU: it takes one PSN per
+ * packet (a READ request the PSNs of its response packets, an atomic or a
+ * zero-length message one). The requester's next PSN (sq_psn) moves when
+ * the message goes out, the responder's expected PSN (rq_psn) when it is
+ * accepted; both are 24-bit and QUERY_QP reports them. The data of a
+ * message is moved in one pass over the checked gather and scatter lists.
  */
 #include <linux/atomic.h>
 #include <linux/slab.h>
@@ -52,6 +59,20 @@ static const u32 softhca_rnr_us[32] = {
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
 	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
+
+/* The packets a message of @len bytes takes on @qp's path. */
+static u32 softhca_hw_packets(struct softhca_hw_qp *qp, u64 len)
+{
+	u32 mtu = softhca_mtu_bytes(qp->attr.path_mtu);
+
+	return len ? DIV_ROUND_UP_ULL(len, mtu) : 1;
+}
+
+/* Advance a 24-bit PSN in a QP context by @n. */
+static void softhca_hw_psn_add(__le32 *psn, u32 n)
+{
+	*psn = cpu_to_le32((le32_to_cpu(*psn) + n) & SOFTHCA_PSN_MASK);
+}
 
 /* The producer counts in @qp's doorbell record (checked at creation). */
 static int softhca_hw_qp_dbrec(struct softhca_hw *hw, struct softhca_hw_qp *qp,
@@ -270,6 +291,15 @@ static void softhca_hw_responder_saw(struct softhca_hw *hw,
 	}
 }
 
+/* The responder took @w's message: its expected PSN moves past it. */
+static void softhca_hw_responder_took(struct softhca_hw_qp *qp,
+				      struct softhca_hw_qp *dqp,
+				      struct softhca_hw_wqe *w)
+{
+	softhca_hw_psn_add(&dqp->attr.rq_psn,
+			   softhca_hw_packets(qp, w->length));
+}
+
 /*
  * Take the responder's next receive WQE: check its scatter list (responder
  * local protection). Return 1 when there is none (RNR), 0 when @sges is
@@ -439,6 +469,7 @@ softhca_hw_do_recv_side(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	if (w->ctrl->flags & SOFTHCA_WQE_F_SOLICITED)
 		flags |= SOFTHCA_CQE_F_SOLICITED;
 	dqp->rq_ci++;
+	softhca_hw_responder_took(qp, dqp, w);
 	softhca_hw_post_cqe(hw, dqp->rcq, dqp->qpn, rindex,
 			    is_write ? SOFTHCA_CQE_OP_RECV_RDMA_IMM :
 				       SOFTHCA_CQE_OP_RECV,
@@ -563,6 +594,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 			return softhca_hw_do_recv_side(hw, qp, dqp, w, local,
 						       nlocal, &remote, now);
 		softhca_hw_responder_saw(hw, dqp);
+		softhca_hw_responder_took(qp, dqp, w);
 		if (remote.len)
 			softhca_hw_copy(hw, &remote, 1, local, nlocal,
 					w->inline_data, w->length);
@@ -573,6 +605,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 		if (synd)
 			return softhca_hw_remote_error(hw, qp, dqp, w, synd);
 		softhca_hw_responder_saw(hw, dqp);
+		softhca_hw_responder_took(qp, dqp, w);
 		if (remote.len)
 			softhca_hw_copy(hw, local, nlocal, &remote, 1, NULL,
 					w->length);
@@ -586,6 +619,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 		if (synd)
 			return softhca_hw_remote_error(hw, qp, dqp, w, synd);
 		softhca_hw_responder_saw(hw, dqp);
+		softhca_hw_responder_took(qp, dqp, w);
 		softhca_hw_atomic(hw, w, &remote, local);
 		return SOFTHCA_HW_DONE;
 	}
@@ -660,6 +694,9 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		work = true;
 		qp->retries = 0;
 		qp->rnr_retries = 0;
+		if (!w->status)
+			softhca_hw_psn_add(&qp->attr.sq_psn,
+					   softhca_hw_packets(qp, w->length));
 		softhca_hw_sq_complete(hw, qp, w);
 		qp->sq_ci += w->nbb;
 		if (w->status) {

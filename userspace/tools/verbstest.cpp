@@ -144,6 +144,8 @@ struct QpOpts {
 	uint32_t max_inline = 128;
 	int cq_entries = 256;
 	bool channel = false;
+	ibv_mtu mtu = IBV_MTU_1024;
+	uint32_t psn = 0; /* the first PSN of both directions */
 };
 
 /* Two QPs, A and B, each with its own CQ, connected to each other. */
@@ -212,9 +214,9 @@ struct Pair {
 		      "INIT");
 		at = {};
 		at.qp_state = IBV_QPS_RTR;
-		at.path_mtu = IBV_MTU_1024;
+		at.path_mtu = o.mtu;
 		at.dest_qp_num = dest;
-		at.rq_psn = 0;
+		at.rq_psn = o.psn;
 		at.ah_attr.is_global = 1;
 		at.ah_attr.grh.dgid = d.gid;
 		if (remote_gid) /* an address nobody here answers to */
@@ -233,7 +235,7 @@ struct Pair {
 		check(ibv_modify_qp(qp, &at, mask), "RTR");
 		at = {};
 		at.qp_state = IBV_QPS_RTS;
-		at.sq_psn = 0;
+		at.sq_psn = o.psn;
 		mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 		if (o.type == IBV_QPT_RC) {
 			at.timeout = o.timeout;
@@ -1008,6 +1010,86 @@ void test_uc()
 	poll_n(p.cqa, 1);
 }
 
+/* ---- packets and PSNs ---------------------------------------------- */
+
+/* The next send PSN of @qp and the PSN it expects next. */
+bool query_psns(ibv_qp *qp, uint32_t *sq, uint32_t *rq)
+{
+	ibv_qp_attr at = {};
+	ibv_qp_init_attr ia = {};
+
+	if (ibv_query_qp(qp, &at, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN, &ia))
+		return false;
+	*sq = at.sq_psn;
+	*rq = at.rq_psn;
+	return true;
+}
+
+/*
+ * Messages are cut into path-MTU packets, one PSN each (a READ takes the
+ * PSNs of its responses, an atomic or empty message one), and PSNs wrap
+ * at 2^24: the requester's sq_psn and the responder's rq_psn show it.
+ */
+void test_psn(ibv_mtu mtu, uint32_t mtu_bytes)
+{
+	Dev d;
+	QpOpts o;
+	o.mtu = mtu;
+	o.psn = 0xfffff0;
+	Pair p(d, o);
+	Buf b(d.pd, 1 << 20, kAllAccess);
+	std::string name = "rc.psn-per-mtu-packet-" + str(mtu_bytes);
+	auto pkts = [mtu_bytes](uint32_t len) {
+		return len ? (len + mtu_bytes - 1) / mtu_bytes : 1;
+	};
+	uint32_t expect = 0;
+
+	post_recv(p.b, { { b.addr(), 65536, b.mr->lkey } }, 1);
+	post_send(p.a, IBV_WR_SEND, { { b.addr(65536), 10000, b.mr->lkey } },
+		  1);
+	expect += pkts(10000);
+	post_send(p.a, IBV_WR_RDMA_WRITE, {}, 2, IBV_SEND_SIGNALED,
+		  b.addr(131072), b.mr->rkey);
+	expect += 1;
+	post_send(p.a, IBV_WR_RDMA_WRITE,
+		  { { b.addr(65536), 3 * mtu_bytes, b.mr->lkey } }, 3,
+		  IBV_SEND_SIGNALED, b.addr(131072), b.mr->rkey);
+	expect += 3;
+	post_send(p.a, IBV_WR_RDMA_READ,
+		  { { b.addr(262144), 5000, b.mr->lkey } }, 4,
+		  IBV_SEND_SIGNALED, b.addr(65536), b.mr->rkey);
+	expect += pkts(5000);
+	ibv_send_wr wr = {}, *bad;
+	ibv_sge s = { b.addr(524288), 8, b.mr->lkey };
+	wr.wr_id = 5;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = b.addr(589824);
+	wr.wr.atomic.rkey = b.mr->rkey;
+	wr.wr.atomic.compare_add = 1;
+	ibv_post_send(p.a, &wr, &bad);
+	expect += 1;
+
+	auto wa = poll_n(p.cqa, 5);
+	auto wb = poll_n(p.cqb, 1);
+	bool ok = wa.size() == 5 && wb.size() == 1;
+	for (auto &wc : wa)
+		ok = ok && wc.status == IBV_WC_SUCCESS;
+	uint32_t a_sq = 0, a_rq = 0, b_sq = 0, b_rq = 0;
+	ok = ok && query_psns(p.a, &a_sq, &a_rq) &&
+	     query_psns(p.b, &b_sq, &b_rq);
+	uint32_t want = (o.psn + expect) & 0xffffff;
+	result(ok && a_sq == want && b_rq == want && a_rq == o.psn &&
+		       b_sq == o.psn,
+	       name,
+	       "completions " + str(wa.size()) + "+" + str(wb.size()) +
+		       " a.sq_psn " + str(a_sq) + " b.rq_psn " + str(b_rq) +
+		       " want " + str(want) + " a.rq_psn " + str(a_rq) +
+		       " b.sq_psn " + str(b_sq));
+}
+
 /* ---- large messages ------------------------------------------------- */
 
 void test_large()
@@ -1059,7 +1141,7 @@ int main(int argc, char **argv)
 	if (tests.empty())
 		tests = { "integrity", "imm", "unsignaled", "errors",
 			  "flush",     "rnr", "retry",	    "events",
-			  "overrun",   "uc",  "large" };
+			  "overrun",   "uc",  "psn",	    "large" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1082,6 +1164,9 @@ int main(int argc, char **argv)
 			test_overrun();
 		} else if (t == "uc") {
 			test_uc();
+		} else if (t == "psn") {
+			test_psn(IBV_MTU_1024, 1024);
+			test_psn(IBV_MTU_4096, 4096);
 		} else if (t == "large") {
 			test_large();
 		} else {
