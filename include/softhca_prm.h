@@ -663,7 +663,7 @@ enum softhca_wqe_flags {
 };
 
 struct softhca_wqe_ctrl {
-	__le16 wqe_index;		/* basic-block counter of this WQE */
+	__le16 wqe_index;		/* low 16 bits of its basic-block counter */
 	__u8 opcode;			/* softhca_wqe_opcode */
 	__u8 ds;			/* 16-byte units, this segment included */
 	__u8 flags;			/* softhca_wqe_flags */

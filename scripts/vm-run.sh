@@ -9,7 +9,8 @@
 # overlay, so it runs this checkout's module, provider and tools and the
 # host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
 # loaded before the script runs (-n: not softhca.ko); -e exports a variable
-# to it; -v also shows the console. The script's files go
+# to it; -v also shows the console; SOFTHCA_VM_APPEND adds guest kernel
+# parameters for experiments (e.g. mitigations=off). The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
 # Any WARNING, BUG, Oops, GPF, KASAN or lockdep report in the guest kernel
 # log fails the run.
@@ -77,6 +78,8 @@ fi
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
 append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
 append+=" softhca.script=$script softhca.load=$load"
+# extra guest kernel parameters for experiments (e.g. mitigations=off)
+append+=${SOFTHCA_VM_APPEND:+ $SOFTHCA_VM_APPEND}
 console() {
 	if [ $verbose -eq 1 ]; then
 		tee "$out/console.log" | grep --line-buffered -v '^\[ *[0-9.]*\] '

@@ -164,7 +164,7 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	w->index = qp->sq_ci;
 	w->nbb = units ? softhca_wqe_bbs(units) : 1;
 	if (!units || w->nbb > SOFTHCA_MAX_WQEBBS || w->nbb > pi - qp->sq_ci ||
-	    le16_to_cpu(w->ctrl->wqe_index) != w->index)
+	    le16_to_cpu(w->ctrl->wqe_index) != (u16)w->index)
 		return SOFTHCA_SYND_WQE_FORMAT;
 	if (softhca_hw_sq_read(hw, qp, off, w->raw,
 			       units * SOFTHCA_WQE_DS_SIZE))

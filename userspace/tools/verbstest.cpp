@@ -583,6 +583,55 @@ void test_unsignaled_wrap()
 	       same ? why : "data differs");
 }
 
+/*
+ * 70000 SENDs with immediate data, 32 at a time: the send and receive
+ * counters and the 16-bit WQE index in the control segment wrap past
+ * 65536 while every completion stays in order with the right data.
+ */
+void test_counter_wrap()
+{
+	Dev d;
+	Pair p(d);
+	constexpr uint32_t kTotal = 70000, kBatch = 32;
+	Buf src(d.pd, kBatch * 64, kAllAccess),
+		dst(d.pd, kBatch * 64, kAllAccess);
+	std::string why;
+
+	for (uint32_t base = 0; base < kTotal && why.empty(); base += kBatch) {
+		for (uint32_t i = 0; i < kBatch && why.empty(); i++) {
+			uint32_t n = base + i;
+			memcpy(src.p + i * 64, &n, sizeof(n));
+			if (post_recv(
+				    p.b,
+				    { { dst.addr(i * 64), 64, dst.mr->lkey } },
+				    n) ||
+			    post_send(p.a, IBV_WR_SEND_WITH_IMM,
+				      { { src.addr(i * 64), 4, src.mr->lkey } },
+				      n, IBV_SEND_SIGNALED, 0, 0, n))
+				why = "post " + str(n) + " failed";
+		}
+		auto wa = poll_n(p.cqa, kBatch), wb = poll_n(p.cqb, kBatch);
+		if (wa.size() != kBatch || wb.size() != kBatch) {
+			why = "message " + str(base) + ": " + str(wa.size()) +
+			      "+" + str(wb.size()) + " completions" +
+			      (wa.empty() ? "" : ", " + wc_desc(wa.back()));
+			break;
+		}
+		for (uint32_t i = 0; i < kBatch && why.empty(); i++) {
+			uint32_t n = base + i, got;
+			memcpy(&got, dst.p + i * 64, sizeof(got));
+			if (wa[i].status != IBV_WC_SUCCESS ||
+			    wa[i].wr_id != n ||
+			    wb[i].status != IBV_WC_SUCCESS ||
+			    wb[i].wr_id != n || be32toh(wb[i].imm_data) != n ||
+			    wb[i].byte_len != 4 || got != n)
+				why = "message " + str(n) + ": " +
+				      wc_desc(wa[i]) + " / " + wc_desc(wb[i]);
+		}
+	}
+	result(why.empty(), "rc.counters-wrap-past-65536", why);
+}
+
 /* ---- error completions ---------------------------------------------- */
 
 /* Is there an async event of @type for @qp within @ms? */
@@ -1139,9 +1188,9 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity", "imm", "unsignaled", "errors",
-			  "flush",     "rnr", "retry",	    "events",
-			  "overrun",   "uc",  "psn",	    "large" };
+		tests = { "integrity", "imm", "unsignaled", "wrap",   "errors",
+			  "flush",     "rnr", "retry",	    "events", "overrun",
+			  "uc",	       "psn", "large" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1150,6 +1199,8 @@ int main(int argc, char **argv)
 			test_imm_inline();
 		} else if (t == "unsignaled") {
 			test_unsignaled_wrap();
+		} else if (t == "wrap") {
+			test_counter_wrap();
 		} else if (t == "errors") {
 			test_errors();
 		} else if (t == "flush") {
