@@ -81,7 +81,7 @@ struct softhca_hw {
 	atomic_t engine_kicked;		/* a wake-up doorbell was rung */
 	struct softhca_hw_wqe *engine_wqe;	/* scratch, under engine_lock */
 	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
-	ktime_t engine_quiet_until;	/* wake-ups leave the engine asleep */
+	unsigned long engine_quiet_until; /* jiffies: wake-ups leave it asleep */
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -127,7 +127,7 @@ struct softhca_hw_cq {
 	u64 dbrec;
 	struct softhca_cq_dbrec *db;	/* dbrec, checked to be RAM */
 	struct softhca_hw_pas pas;
-	spinlock_t lock;		/* pi, arm state, error */
+	spinlock_t lock;		/* pi, arm state, error; process context */
 	u32 pi;
 	u32 arm_sn_fired;
 	bool error;
@@ -369,7 +369,7 @@ struct softhca_hw_wqe;
 int softhca_hw_transport_init(struct softhca_hw *hw);
 void softhca_hw_transport_cleanup(struct softhca_hw *hw);
 bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			   ktime_t now, ktime_t *next);
+			   ktime_t *next);
 bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 
 /* hw_irq.c */

@@ -114,7 +114,6 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	const struct softhca_obj_in *in = c->in;
 	struct softhca_cq_query_out *out = c->out;
 	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->num));
-	unsigned long flags;
 
 	if (!cq) {
 		c->syndrome = SOFTHCA_SYND_NO_CQ;
@@ -129,12 +128,12 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->ctx.pas.log_block_size = cq->pas.log_block_size;
 	out->ctx.pas.page_offset = cq->pas.offset /
 		(BIT(cq->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
-	spin_lock_irqsave(&cq->lock, flags);
+	spin_lock(&cq->lock);
 	out->pi = cpu_to_le32(cq->pi);
 	out->ci = READ_ONCE(cq->db->ci);
 	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
 	out->state = cpu_to_le32(cq->error);
-	spin_unlock_irqrestore(&cq->lock, flags);
+	spin_unlock(&cq->lock);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -179,12 +178,11 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 {
 	u32 size = BIT(cq->log_size), syndrome = 0, arm;
 	bool fire = false;
-	unsigned long flags;
 	u64 off;
 	u8 owner;
 	int ret;
 
-	spin_lock_irqsave(&cq->lock, flags);
+	spin_lock(&cq->lock);
 	if (cq->error) {
 		ret = -EIO;
 		goto out;
@@ -224,7 +222,7 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 out:
 	if (syndrome)
 		cq->error = true;
-	spin_unlock_irqrestore(&cq->lock, flags);
+	spin_unlock(&cq->lock);
 	if (fire)
 		softhca_hw_eq_post(hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0, 0);
 	if (syndrome)

@@ -16,12 +16,20 @@
  * state", engine "store IDLE; full barrier; scan records", so one of them
  * sees the other. An idle engine costs no CPU; one waiting for a retry or
  * RNR timer sleeps until the earliest deadline.
+ *
+ * The doorbell path reads no clock: in a VM whose TSC is unstable,
+ * ktime_get() is an HPET register read, which under emulation costs more
+ * than the rest of a pass. The polling thread times itself with
+ * local_clock() (the TSC), wake-up back-off is in jiffies, and only a QP
+ * waiting on a timer reads ktime.
  */
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
 
 #include "hw.h"
@@ -88,7 +96,6 @@ static void softhca_hw_engine_publish(struct softhca_hw *hw, u32 state)
 static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 {
 	struct softhca_hw_qp *qp, *tmp;
-	ktime_t now = ktime_get();
 	bool work = false;
 
 	lockdep_assert_held(&hw->engine_lock);
@@ -96,20 +103,37 @@ static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 		if (qp->state == SOFTHCA_QPS_ERR)
 			work |= softhca_hw_qp_flush(hw, qp);
 		else if (qp->state == SOFTHCA_QPS_RTS)
-			work |= softhca_hw_sq_process(hw, qp, now, next);
+			work |= softhca_hw_sq_process(hw, qp, next);
 	}
 	return work;
 }
 
-static bool softhca_hw_engine_run(struct softhca_hw *hw, ktime_t *next)
+/*
+ * Run a pass. While polling (@polling) the engine does not wait for a
+ * doorbell that is running a pass in its ringing thread: the ringing
+ * thread does that work. Before sleeping it always makes a full pass.
+ */
+static bool softhca_hw_engine_run(struct softhca_hw *hw, ktime_t *next,
+				  bool polling)
 {
 	bool work;
 
 	*next = KTIME_MAX;
-	mutex_lock(&hw->engine_lock);
+	if (polling) {
+		if (!mutex_trylock(&hw->engine_lock))
+			return false;
+	} else {
+		mutex_lock(&hw->engine_lock);
+	}
 	work = softhca_hw_engine_pass(hw, next);
 	mutex_unlock(&hw->engine_lock);
 	return work;
+}
+
+/* The polling thread's clock (ns): cheap, and it only times itself. */
+static u64 softhca_hw_engine_clock(void)
+{
+	return local_clock();
 }
 
 static void softhca_hw_engine_sleep(ktime_t next)
@@ -138,9 +162,11 @@ enum softhca_hw_engine_step {
  * sleep, and the next wake-ups leave it asleep for a while.
  */
 static enum softhca_hw_engine_step
-softhca_hw_engine_next_step(ktime_t last_work, bool found)
+softhca_hw_engine_next_step(u64 last_work, bool found)
 {
-	if (ktime_us_delta(ktime_get(), last_work) >= READ_ONCE(engine_spin_us))
+	u64 spin_ns = (u64)READ_ONCE(engine_spin_us) * NSEC_PER_USEC;
+
+	if (softhca_hw_engine_clock() - last_work >= spin_ns)
 		return SOFTHCA_HW_IDLE;
 	if (single_task_running())
 		return SOFTHCA_HW_POLL;
@@ -165,13 +191,15 @@ static void softhca_hw_engine_step_aside(struct softhca_hw *hw, bool *aside)
 static int softhca_hw_engine_fn(void *data)
 {
 	struct softhca_hw *hw = data;
-	ktime_t last_work = ktime_get(), next;
+	u64 last_work = softhca_hw_engine_clock();
 	bool aside = false, found = false;
+	unsigned long backoff;
+	ktime_t next;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&hw->engine_kicked, 0);
-		if (softhca_hw_engine_run(hw, &next)) {
-			last_work = ktime_get();
+		if (softhca_hw_engine_run(hw, &next, true)) {
+			last_work = softhca_hw_engine_clock();
 			found = true;
 		}
 		switch (softhca_hw_engine_next_step(last_work, found)) {
@@ -181,15 +209,20 @@ static int softhca_hw_engine_fn(void *data)
 							  SOFTHCA_ENGINE_RUNNING);
 				aside = false;
 			}
-			cond_resched();
+			/* never leave the CPU while posters count on us */
+			if (need_resched()) {
+				softhca_hw_engine_publish(hw,
+							  SOFTHCA_ENGINE_IDLE);
+				aside = true;
+				cond_resched();
+			}
 			continue;
 		case SOFTHCA_HW_YIELD:
 			softhca_hw_engine_step_aside(hw, &aside);
 			continue;
 		case SOFTHCA_HW_BACK_OFF:
-			WRITE_ONCE(hw->engine_quiet_until,
-				   ktime_add_us(ktime_get(),
-						READ_ONCE(engine_backoff_us)));
+			backoff = usecs_to_jiffies(READ_ONCE(engine_backoff_us));
+			WRITE_ONCE(hw->engine_quiet_until, jiffies + backoff);
 			break;
 		case SOFTHCA_HW_IDLE:
 			break;
@@ -199,9 +232,9 @@ static int softhca_hw_engine_fn(void *data)
 
 		/* go idle: say so, then look once more */
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
-		if (softhca_hw_engine_run(hw, &next)) {
+		if (softhca_hw_engine_run(hw, &next, false)) {
 			softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
-			last_work = ktime_get();
+			last_work = softhca_hw_engine_clock();
 			continue;
 		}
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -209,7 +242,7 @@ static int softhca_hw_engine_fn(void *data)
 			softhca_hw_engine_sleep(next);
 		__set_current_state(TASK_RUNNING);
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
-		last_work = ktime_get();
+		last_work = softhca_hw_engine_clock();
 	}
 	return 0;
 }
@@ -234,7 +267,7 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 		/* all done here and nothing to poll for: let the engine sleep */
 		if (next == KTIME_MAX &&
 		    (!READ_ONCE(engine_spin_us) ||
-		     ktime_before(ktime_get(), READ_ONCE(hw->engine_quiet_until))))
+		     time_before(jiffies, READ_ONCE(hw->engine_quiet_until))))
 			return;
 	}
 	atomic_set(&hw->engine_kicked, 1);
@@ -244,6 +277,7 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 int softhca_hw_engine_start(struct softhca_hw *hw)
 {
 	hw->engine_state = SOFTHCA_ENGINE_RUNNING;
+	hw->engine_quiet_until = jiffies;
 	hw->engine = kthread_create(softhca_hw_engine_fn, hw, "%s-engine",
 				    dev_name(&hw->pdev->dev));
 	if (IS_ERR(hw->engine))

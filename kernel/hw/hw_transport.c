@@ -355,8 +355,7 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 /* A transport timeout or RNR NAK: wait, or give up with @status. */
 static enum softhca_hw_outcome softhca_hw_retry(struct softhca_hw_qp *qp,
 						struct softhca_hw_wqe *w,
-						bool rnr, u32 rnr_timer,
-						ktime_t now)
+						bool rnr, u32 rnr_timer)
 {
 	u64 wait_us;
 
@@ -382,7 +381,7 @@ static enum softhca_hw_outcome softhca_hw_retry(struct softhca_hw_qp *qp,
 			  (4096ULL << qp->attr.timeout) / 1000 : USEC_PER_SEC;
 	}
 	qp->waiting = true;
-	qp->deadline = ktime_add_us(now, wait_us);
+	qp->deadline = ktime_add_us(ktime_get(), wait_us);
 	return SOFTHCA_HW_WAIT;
 }
 
@@ -403,7 +402,7 @@ static enum softhca_hw_outcome
 softhca_hw_do_recv_side(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			struct softhca_hw_qp *dqp, struct softhca_hw_wqe *w,
 			struct softhca_hw_sge *src, u32 nsrc,
-			struct softhca_hw_sge *remote, ktime_t now)
+			struct softhca_hw_sge *remote)
 {
 	struct softhca_hw_sge dst[SOFTHCA_HW_MAX_SGE];
 	u8 opcode = w->ctrl->opcode, flags = 0;
@@ -417,8 +416,7 @@ softhca_hw_do_recv_side(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	if (ret > 0) {
 		if (qp->type == SOFTHCA_QPT_UC)
 			return SOFTHCA_HW_DONE;	/* dropped */
-		return softhca_hw_retry(qp, w, true, dqp->attr.min_rnr_timer,
-					now);
+		return softhca_hw_retry(qp, w, true, dqp->attr.min_rnr_timer);
 	}
 	if (ret < 0) {
 		/* the responder's receive WQE is bad: its local error */
@@ -537,8 +535,7 @@ static void softhca_hw_atomic(struct softhca_hw *hw, struct softhca_hw_wqe *w,
 
 static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 						  struct softhca_hw_qp *qp,
-						  struct softhca_hw_wqe *w,
-						  ktime_t now)
+						  struct softhca_hw_wqe *w)
 {
 	struct softhca_hw_sge local[SOFTHCA_HW_MAX_SGE], remote;
 	u8 opcode = w->ctrl->opcode;
@@ -575,7 +572,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 	if (!dqp) {
 		if (qp->type == SOFTHCA_QPT_UC)
 			return SOFTHCA_HW_DONE;	/* sent into the void */
-		return softhca_hw_retry(qp, w, false, 0, now);
+		return softhca_hw_retry(qp, w, false, 0);
 	}
 	qp->retries = 0;
 
@@ -583,7 +580,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 	case SOFTHCA_WQE_SEND:
 	case SOFTHCA_WQE_SEND_IMM:
 		return softhca_hw_do_recv_side(hw, qp, dqp, w, local, nlocal,
-					       NULL, now);
+					       NULL);
 	case SOFTHCA_WQE_RDMA_WRITE:
 	case SOFTHCA_WQE_RDMA_WRITE_IMM:
 		synd = softhca_hw_rkey(hw, dqp, w, SOFTHCA_ACCESS_REMOTE_WRITE,
@@ -592,7 +589,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 			return softhca_hw_remote_error(hw, qp, dqp, w, synd);
 		if (opcode == SOFTHCA_WQE_RDMA_WRITE_IMM)
 			return softhca_hw_do_recv_side(hw, qp, dqp, w, local,
-						       nlocal, &remote, now);
+						       nlocal, &remote);
 		softhca_hw_responder_saw(hw, dqp);
 		softhca_hw_responder_took(qp, dqp, w);
 		if (remote.len)
@@ -644,13 +641,16 @@ static void softhca_hw_sq_complete(struct softhca_hw *hw,
  * softhca_hw_sq_process - execute a QP's newly posted send WQEs
  * @hw: the card (engine lock held)
  * @qp: a QP in RTS
- * @now: the pass's time
  * @next: lowered to this QP's deadline if it waits on a timer
+ *
+ * Only a QP waiting on a timer reads the clock: the common path does not
+ * (a clock read can be slow: an HPET register access in a VM whose TSC is
+ * unstable).
  *
  * Return: whether anything was executed.
  */
 bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			   ktime_t now, ktime_t *next)
+			   ktime_t *next)
 {
 	struct softhca_hw_wqe *w;
 	bool work = false;
@@ -658,7 +658,7 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	int n;
 
 	if (qp->waiting) {
-		if (ktime_before(now, qp->deadline)) {
+		if (ktime_before(ktime_get(), qp->deadline)) {
 			*next = min(*next, qp->deadline);
 			return false;
 		}
@@ -687,7 +687,7 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			work = true;
 			break;
 		}
-		if (softhca_hw_execute(hw, qp, w, now) == SOFTHCA_HW_WAIT) {
+		if (softhca_hw_execute(hw, qp, w) == SOFTHCA_HW_WAIT) {
 			*next = min(*next, qp->deadline);
 			break;
 		}
