@@ -24,7 +24,7 @@ check_tool env SOFTHCA_ABSENT_GID=::ffff:10.3.0.2 timeout 900 \
 # report their iterations.
 pingpong() {
 	local name=$1 tool=$2 slog=$LOGS/$GROUP.$1.server.log
-	local clog=$LOGS/$GROUP.$1.client.log srv rc
+	local clog=$LOGS/$GROUP.$1.client.log srv rc src
 	shift 2
 	timeout 300 "$tool" -d softhca0 -g "$gid" "$@" >"$slog" 2>&1 &
 	srv=$!
@@ -32,11 +32,12 @@ pingpong() {
 	timeout 300 "$tool" -d softhca0 -g "$gid" "$@" 127.0.0.1 >"$clog" 2>&1
 	rc=$?
 	wait $srv
-	if [ $rc -eq 0 ] && [ $? -eq 0 ] && grep -q 'iters in' "$clog" &&
+	src=$?
+	if [ $rc -eq 0 ] && [ $src -eq 0 ] && grep -q 'iters in' "$clog" &&
 	   grep -q 'iters in' "$slog"; then
 		pass "$name"
 	else
-		fail "$name" "client exit $rc: $(tail -n 1 "$clog")"
+		fail "$name" "client exit $rc, server exit $src: $(tail -n 1 "$clog")"
 	fi
 }
 
@@ -50,33 +51,42 @@ pingpong rc-pingpong-rx1 ibv_rc_pingpong -r 1 -n 10000
 pingpong uc-pingpong ibv_uc_pingpong
 pingpong uc-pingpong-events ibv_uc_pingpong -e
 
-# perftest <tool> <args...>: both sides succeed and the client prints a
-# result row with a positive figure.
+# perftest <name> <iterations> <tool> <args...>: both sides succeed and
+# the client prints a result row with the iterations asked for (a bw test
+# with -q multiplies them) and a positive figure (bw: average; lat: max).
 perftest() {
-	local tool=$1 slog=$LOGS/$GROUP.$1.server.log
-	local clog=$LOGS/$GROUP.$1.client.log srv rc
-	shift
+	local name=$1 iters=$2 tool=$3 slog=$LOGS/$GROUP.$1.server.log
+	local clog=$LOGS/$GROUP.$1.client.log srv rc src
+	shift 3
 	timeout 300 "$tool" -d softhca0 -x "$gid" "$@" >"$slog" 2>&1 &
 	srv=$!
 	sleep 1
 	timeout 300 "$tool" -d softhca0 -x "$gid" "$@" 127.0.0.1 >"$clog" 2>&1
 	rc=$?
 	wait $srv
-	if [ $rc -eq 0 ] && [ $? -eq 0 ] &&
-	   awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $3 > 0 {ok=1} END {exit !ok}' "$clog"; then
-		pass "perftest-$tool"
+	src=$?
+	if [ $rc -eq 0 ] && [ $src -eq 0 ] &&
+	   awk -v n="$iters" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $2 == n && $4 > 0 {ok=1}
+		END {exit !ok}' "$clog"; then
+		pass "perftest-$name"
 	else
-		fail "perftest-$tool" "client exit $rc: $(tail -n 2 "$clog" | head -n 1)"
+		fail "perftest-$name" "client exit $rc, server exit $src: $(tail -n 2 "$clog" | head -n 1)"
 	fi
 }
 
-perftest ib_write_bw
-perftest ib_read_bw
-perftest ib_send_bw
-perftest ib_atomic_bw
-perftest ib_write_lat
-perftest ib_send_lat
-perftest ib_read_lat
+perftest ib_write_bw 5000 ib_write_bw
+perftest ib_read_bw 1000 ib_read_bw
+perftest ib_send_bw 1000 ib_send_bw
+perftest ib_atomic_bw 1000 ib_atomic_bw
+perftest ib_write_lat 1000 ib_write_lat
+perftest ib_send_lat 1000 ib_send_lat
+perftest ib_read_lat 1000 ib_read_lat
+# long runs: every queue counter and the WQE index wrap past 65536
+perftest ib_write_bw-200k 200000 ib_write_bw -s 64 -n 200000
+perftest ib_send_bw-200k 200000 ib_send_bw -s 64 -n 200000
+perftest ib_read_bw-150k 150000 ib_read_bw -s 64 -n 150000
+perftest ib_atomic_bw-150k 150000 ib_atomic_bw -n 150000
+perftest ib_read_lat-100k 100000 ib_read_lat -n 100000
 
 # No system call per post while the engine is busy: the application runs
 # on CPU 0 (the server waits for completion events, the client busy-polls)
