@@ -23,7 +23,6 @@
  * local_clock() (the TSC), wake-up back-off is in jiffies, and only a QP
  * waiting on a timer reads ktime.
  */
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -39,15 +38,10 @@ module_param(engine_spin_us, uint, 0644);
 MODULE_PARM_DESC(engine_spin_us,
 		 "How long the engine keeps polling doorbells after its last work (us)");
 
-static unsigned int engine_yield_us = 20;
-module_param(engine_yield_us, uint, 0644);
-MODULE_PARM_DESC(engine_yield_us,
-		 "How long the engine steps aside when another task wants its CPU (us)");
-
 static unsigned int engine_backoff_us = 10000;
 module_param(engine_backoff_us, uint, 0644);
 MODULE_PARM_DESC(engine_backoff_us,
-		 "When the engine, woken, found nothing to do and its CPU taken, how long wake-up doorbells leave it asleep (us)");
+		 "When another task wants the engine's CPU, how long wake-up doorbells leave it asleep (us)");
 
 static bool engine_kick_inline = true;
 module_param(engine_kick_inline, bool, 0644);
@@ -148,21 +142,19 @@ static void softhca_hw_engine_sleep(ktime_t next)
 /* What the polling engine does next. */
 enum softhca_hw_engine_step {
 	SOFTHCA_HW_POLL,	/* keep polling */
-	SOFTHCA_HW_YIELD,	/* let the other runnable task run first */
 	SOFTHCA_HW_IDLE,	/* no work lately: sleep */
-	SOFTHCA_HW_BACK_OFF,	/* woken for nothing on a busy CPU: sleep */
+	SOFTHCA_HW_BACK_OFF,	/* another task wants this CPU: sleep */
 };
 
 /*
- * Poll while there was work lately. A task that wants the CPU gets it
- * first: the engine steps aside, saying IDLE meanwhile so that posters
- * ring for themselves. Woken by a doorbell whose work the ringing thread
- * already did, onto a CPU another task is using (an application
- * busy-polling its CQ), the engine has nothing to add: it goes back to
- * sleep, and the next wake-ups leave it asleep for a while.
+ * Poll while there was work lately and the CPU is ours alone. When another
+ * task wants it (an application busy-polling its CQ, say) the engine goes
+ * to sleep at once and wake-ups leave it asleep for engine_backoff_us:
+ * posters ring for themselves meanwhile and the ringing thread does the
+ * work, so an engine that kept waking up would only take turns from the
+ * applications (each turn a context switch in their latency).
  */
-static enum softhca_hw_engine_step
-softhca_hw_engine_next_step(u64 last_work, bool found)
+static enum softhca_hw_engine_step softhca_hw_engine_next_step(u64 last_work)
 {
 	u64 spin_ns = (u64)READ_ONCE(engine_spin_us) * NSEC_PER_USEC;
 
@@ -170,39 +162,22 @@ softhca_hw_engine_next_step(u64 last_work, bool found)
 		return SOFTHCA_HW_IDLE;
 	if (single_task_running())
 		return SOFTHCA_HW_POLL;
-	return found ? SOFTHCA_HW_YIELD : SOFTHCA_HW_BACK_OFF;
-}
-
-/*
- * Let the task that wants this CPU run: say IDLE (posters ring for
- * themselves meanwhile) and look again shortly.
- */
-static void softhca_hw_engine_step_aside(struct softhca_hw *hw, bool *aside)
-{
-	unsigned int us = max(READ_ONCE(engine_yield_us), 1U);
-
-	if (!*aside) {
-		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
-		*aside = true;
-	}
-	usleep_range(us, 2 * us);
+	return SOFTHCA_HW_BACK_OFF;
 }
 
 static int softhca_hw_engine_fn(void *data)
 {
 	struct softhca_hw *hw = data;
 	u64 last_work = softhca_hw_engine_clock();
-	bool aside = false, found = false;
 	unsigned long backoff;
+	bool aside = false;
 	ktime_t next;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&hw->engine_kicked, 0);
-		if (softhca_hw_engine_run(hw, &next, true)) {
+		if (softhca_hw_engine_run(hw, &next, true))
 			last_work = softhca_hw_engine_clock();
-			found = true;
-		}
-		switch (softhca_hw_engine_next_step(last_work, found)) {
+		switch (softhca_hw_engine_next_step(last_work)) {
 		case SOFTHCA_HW_POLL:
 			if (aside) {
 				softhca_hw_engine_publish(hw,
@@ -217,9 +192,6 @@ static int softhca_hw_engine_fn(void *data)
 				cond_resched();
 			}
 			continue;
-		case SOFTHCA_HW_YIELD:
-			softhca_hw_engine_step_aside(hw, &aside);
-			continue;
 		case SOFTHCA_HW_BACK_OFF:
 			backoff = usecs_to_jiffies(READ_ONCE(engine_backoff_us));
 			WRITE_ONCE(hw->engine_quiet_until, jiffies + backoff);
@@ -228,7 +200,6 @@ static int softhca_hw_engine_fn(void *data)
 			break;
 		}
 		aside = false;
-		found = false;
 
 		/* go idle: say so, then look once more */
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
