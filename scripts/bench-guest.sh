@@ -20,15 +20,20 @@ gid_of() {
 }
 declare -A gid=([softhca0]=$(gid_of softhca0 10.7.0.1) [rxe0]=$(gid_of rxe0 10.7.1.1))
 
-# one <dev> <tool> <column> <args...>: one client figure
+# one <dev> <tool> <column> <args...>: one client figure. A run whose
+# clock calibration failed ("Correlation coefficient", no or infinite
+# figures) is repeated, up to three times.
 one() {
-	local dev=$1 tool=$2 col=$3
+	local dev=$1 tool=$2 col=$3 out try
 	shift 3
-	timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" >/dev/null 2>&1 &
-	sleep 1
-	timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" 127.0.0.1 2>/dev/null |
-		awk -v c="$col" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ {v=$c} END {print v}'
-	wait
+	for try in 1 2 3; do
+		timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" >/dev/null 2>&1 &
+		sleep 1
+		out=$(timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" 127.0.0.1 2>&1)
+		wait
+		grep -q "Correlation coefficient" <<<"$out" || break
+	done
+	awk -v c="$col" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ {v=$c} END {print v}' <<<"$out"
 }
 
 median() {
