@@ -224,8 +224,10 @@ static int softhca_hw_engine_fn(void *data)
  * @qpn: the QP that has new work (informational: the engine scans all)
  *
  * When the engine is free the ringing thread runs one pass itself, so a
- * post to an idle card is served without a thread switch; the engine
- * thread is woken either way to keep polling while work continues.
+ * post to an idle card is served without a thread switch. The engine
+ * thread is then woken to keep polling while work continues, unless the
+ * pass left nothing waiting on a timer and the engine is backing off (it
+ * found its CPU wanted by another task within engine_backoff_us).
  */
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {

@@ -267,8 +267,7 @@ int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
 		sq_copy(qp, bb, byte, &ih, sizeof(ih));
 		byte += sizeof(ih);
 		for (int i = 0; i < wr->num_sge; i++) {
-			/* inline data is copied from the application's address
-			 */
+			/* inline: copy from the application's address */
 			const void *data =
 				reinterpret_cast<const void *>( // NOLINT
 					wr->sg_list[i].addr);
