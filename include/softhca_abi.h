@@ -8,6 +8,9 @@
 #define SOFTHCA_ABI_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #define SOFTHCA_UVERBS_ABI_VERSION	1
 
@@ -62,5 +65,31 @@ struct softhca_create_qp_resp {
 	__u32 qpn;
 	__u32 reserved;
 };
+
+/*
+ * The driver's own uverbs objects and methods (RDMA_VERBS_IOCTL on the
+ * command fd, in the driver namespace).
+ *
+ * SOFTHCA_IB_OBJECT_WAKE_FD is the card's wake-up doorbell as a file, one
+ * per user context: SOFTHCA_WAKE_IOCTL on it rings SOFTHCA_REG_ENGINE_DB
+ * with the QPN in the argument. A poster that finds the engine IDLE makes
+ * this one call; it costs a plain ioctl, a third of a zero-WR post_send
+ * through the uverbs write() path, which still works as the wake-up call
+ * for providers without the file.
+ */
+enum softhca_ib_objects {
+	SOFTHCA_IB_OBJECT_WAKE_FD = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum softhca_ib_wake_fd_methods {
+	SOFTHCA_IB_METHOD_WAKE_FD_ALLOC = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum softhca_ib_wake_fd_alloc_attrs {
+	SOFTHCA_IB_ATTR_WAKE_FD_ALLOC_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+/* ioctl(wake_fd, SOFTHCA_WAKE_IOCTL, qpn) */
+#define SOFTHCA_WAKE_IOCTL	_IO(RDMA_IOCTL_MAGIC, 0x80)
 
 #endif /* SOFTHCA_ABI_H */

@@ -12,6 +12,7 @@
 #include <linux/semaphore.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "../include/softhca_prm.h"
 #include "hw/softhca_hw.h"
@@ -331,6 +332,10 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 void softhca_qp_event(struct softhca_dev *dev, u32 qpn, u8 type, u32 data);
+
+/* softhca_uapi.c, softhca_wake.c: the driver's own uverbs objects */
+extern const struct uapi_definition softhca_uapi_defs[];
+extern const struct uapi_definition softhca_wake_defs[];
 
 /* softhca_gid.c */
 int softhca_add_gid(const struct ib_gid_attr *attr, void **context);

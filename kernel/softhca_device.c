@@ -205,6 +205,7 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	ib_set_device_ops(ibdev, &softhca_dev_ops);
+	ibdev->driver_def = softhca_uapi_defs;
 }
 
 /**

@@ -5,8 +5,9 @@
  * page, and attributes the card keeps; modify_qp checks the transition and
  * the attributes as ib_modify_qp_is_ok() defines them before the card sees
  * them. Posting never comes here: the provider writes WQEs and doorbell
- * records itself and only rings the wake-up doorbell through a zero-WR
- * post_send when the card says its engine is idle.
+ * records itself and, when the card says its engine is idle, makes a
+ * wake-up call: an ioctl on its wake-up file (softhca_wake.c) or, without
+ * one, a zero-WR post_send.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -520,8 +521,9 @@ int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 }
 
 /*
- * Posting is the provider's; a zero-WR post is its wake-up call for an
- * idle card: ring the engine's doorbell.
+ * Posting is the provider's; a zero-WR post is the wake-up call for an
+ * idle card of a provider without a wake-up file: ring the engine's
+ * doorbell.
  */
 int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)

@@ -5,12 +5,12 @@
  * QPs it serves. When it has found nothing for engine_spin_us, or when
  * another task wants its CPU, it says so in every UAR (SOFTHCA_ENGINE_IDLE)
  * and sleeps; a poster that then sees IDLE after writing its doorbell
- * record rings SOFTHCA_REG_ENGINE_DB once (a zero-WR post through the
- * uverbs command fd). That doorbell runs one engine pass in the ringing
- * thread when the engine is free, and wakes the engine thread, which keeps
- * polling as long as it has its CPU to itself (as KVM's halt polling does):
- * a busy device takes posts with no system call when a CPU is free for it,
- * and costs the application threads nothing when none is.
+ * record has the driver ring SOFTHCA_REG_ENGINE_DB once (an ioctl on its
+ * wake-up file, or a zero-WR post). That doorbell runs one engine pass in
+ * the ringing thread when the engine is free, and wakes the engine thread,
+ * which keeps polling as long as it has its CPU to itself (as KVM's halt
+ * polling does): a busy device takes posts with no system call when a CPU
+ * is free for it, and costs the application threads nothing when none is.
  *
  * The handshake is Dekker's: poster "store record; full barrier; load
  * state", engine "store IDLE; full barrier; scan records", so one of them

@@ -115,6 +115,41 @@ calls=$(awk '$NF == "total" {print $(NF-2)}' "$LOGS/$GROUP.strace.txt")
 echo "client system calls for 10000 iterations: ${calls:-?}" >> "$LOGS/$GROUP.strace.txt"
 check syscalls-far-fewer-than-iterations test "${calls:-99999}" -lt 1000
 
+# The wake-up calls do wake the card: with engine_spin_us=0 the engine
+# thread never polls, so each post to it is served only by the poster's own
+# wake-up call, and a call that did nothing would hang the run (most posts
+# find it idle: at least 1000 calls in 2000 iterations). The client
+# makes its calls through the wake-up file (ioctl) by default, and through
+# zero-WR post_sends (write) with SOFTHCA_WAKE_CALL=post_send.
+# wake_pingpong <case> <syscall the calls use> <other syscall> [env...]
+wake_pingpong() {
+	local name=$1 sys=$2 other=$3 slog=$LOGS/$GROUP.$1.server.log
+	local clog=$LOGS/$GROUP.$1.client.log st=$LOGS/$GROUP.$1.strace.txt
+	local rc src n m srv
+	shift 3
+	env "$@" timeout 300 ibv_rc_pingpong -d softhca0 -g "$gid" -n 2000 \
+		>"$slog" 2>&1 &
+	srv=$!
+	sleep 1
+	env "$@" timeout 300 strace -c -f -o "$st" ibv_rc_pingpong \
+		-d softhca0 -g "$gid" -n 2000 127.0.0.1 >"$clog" 2>&1
+	rc=$?
+	wait $srv
+	src=$?
+	n=$(awk -v s="$sys" '$NF == s {print $4}' "$st")
+	m=$(awk -v s="$other" '$NF == s {print $4}' "$st")
+	if [ $rc -eq 0 ] && [ $src -eq 0 ] && grep -q 'iters in' "$clog" &&
+	   [ "${n:-0}" -ge 1000 ] && [ "${m:-0}" -lt 200 ]; then
+		pass "$name"
+	else
+		fail "$name" "client exit $rc, server exit $src, $sys ${n:-0}, $other ${m:-0}"
+	fi
+}
+echo 0 > /sys/module/softhca/parameters/engine_spin_us
+wake_pingpong wake-file ioctl write
+wake_pingpong wake-post-send write ioctl SOFTHCA_WAKE_CALL=post_send
+echo 1000 > /sys/module/softhca/parameters/engine_spin_us
+
 # Nothing is left behind, and everything comes apart.
 check no-qps-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/qps)\" ]"
 check no-cqs-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/cqs)\" ]"

@@ -24,6 +24,8 @@ const struct verbs_match_ent match_table[] = {
 /* Undo what alloc_context set up, and free the context. */
 void release_context(Context *ctx)
 {
+	if (ctx->wake_fd >= 0)
+		close(ctx->wake_fd);
 	if (ctx->uar)
 		munmap(ctx->uar, ctx->page_size);
 	delete ctx->dbrecs;
@@ -85,6 +87,7 @@ struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
 		return nullptr;
 
 	pthread_mutex_init(&ctx->mu, nullptr);
+	ctx->wake_fd = -1;
 	ctx->page_size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 	int err = ibv_cmd_get_context(
 		&ctx->vctx, reinterpret_cast<struct ibv_get_context *>(&cmd),
@@ -129,6 +132,7 @@ struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
 		errno = ENOMEM;
 		return nullptr;
 	}
+	ctx->wake_fd = open_wake_file(ctx);
 	verbs_set_ops(&ctx->vctx, &context_ops);
 	return &ctx->vctx;
 }

@@ -85,29 +85,6 @@ void reset_queues(Qp *qp)
 	store_le32(&qp->db->rq_pi, 0);
 }
 
-void kick(Qp *qp)
-{
-	/* the wake-up call: a zero-WR POST_SEND for this QP */
-	if (write(qp->vqp.qp.context->cmd_fd, &qp->kick, sizeof(qp->kick)) !=
-	    static_cast<ssize_t>(sizeof(qp->kick)))
-		softhca_dbg(qp->ctx, "wake-up call failed (%d)", errno);
-}
-
-void prepare_kick(Qp *qp)
-{
-	struct ib_uverbs_post_send core = {};
-
-	core.response = reinterpret_cast<uintptr_t>(&qp->kick_resp);
-	core.qp_handle = qp->vqp.qp.handle;
-	core.wr_count = 0;
-	core.sge_count = 0;
-	core.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	qp->kick.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	qp->kick.hdr.in_words = sizeof(qp->kick) / 4;
-	qp->kick.hdr.out_words = sizeof(qp->kick_resp) / 4;
-	memcpy(qp->kick.core, &core, sizeof(core));
-}
-
 /* Ring: publish the producer count, then wake the card if it sleeps. */
 void ring_sq(Qp *qp)
 {
@@ -118,7 +95,7 @@ void ring_sq(Qp *qp)
 	full_barrier();
 	if (load_le32(qp->ctx->uar + SOFTHCA_UAR_ENGINE_STATE) ==
 	    SOFTHCA_ENGINE_IDLE)
-		kick(qp);
+		wake(qp);
 }
 
 uint8_t *sq_unit(Qp *qp, uint32_t bb, uint32_t unit)
@@ -375,7 +352,7 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			if (load_le32(qp->ctx->uar +
 				      SOFTHCA_UAR_ENGINE_STATE) ==
 			    SOFTHCA_ENGINE_IDLE)
-				kick(qp);
+				wake(qp);
 		}
 	}
 	pthread_spin_unlock(&qp->rq_lock);
@@ -478,7 +455,7 @@ struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_free;
 	}
 	qp->qpn = resp.drv.qpn;
-	prepare_kick(qp);
+	prepare_wake(qp);
 
 	pthread_mutex_lock(&ctx->mu);
 	err = ctx->qps.insert(qp->qpn, qp);

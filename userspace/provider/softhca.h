@@ -75,6 +75,7 @@ struct Context {
 	DbrecAllocator *dbrecs;
 	pthread_mutex_t mu; /* qps */
 	QpTable qps;
+	int wake_fd; /* the wake-up file, or -1: see wake.cpp */
 };
 
 inline Context *to_ctx(struct ibv_context *ibctx)
@@ -116,10 +117,10 @@ inline Cq *to_cq(struct ibv_cq *ibcq)
 }
 
 /*
- * The zero-WR POST_SEND through the command fd that wakes an idle card
- * (built once per QP, as siw does).
+ * The zero-WR POST_SEND through the command fd that wakes an idle card when
+ * there is no wake-up file (built once per QP, as siw does).
  */
-struct KickCmd {
+struct WakeCmd {
 	struct ib_uverbs_cmd_hdr hdr;
 	alignas(8) unsigned char core[sizeof(struct ib_uverbs_post_send)];
 };
@@ -160,8 +161,8 @@ struct Qp {
 	uint32_t max_recv_wr;
 	uint32_t max_recv_sge;
 
-	KickCmd kick;
-	struct ib_uverbs_post_send_resp kick_resp;
+	WakeCmd wake_cmd;
+	struct ib_uverbs_post_send_resp wake_resp;
 };
 
 inline Qp *to_qp(struct ibv_qp *ibqp)
@@ -186,6 +187,11 @@ int dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		      uint64_t hca_va, int access);
 int dereg_mr(struct verbs_mr *vmr);
+
+/* wake.cpp */
+int open_wake_file(Context *ctx);
+void prepare_wake(Qp *qp);
+void wake(Qp *qp);
 
 /* qp.cpp */
 struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

@@ -4,7 +4,8 @@
  * device connected to each other: data integrity of SEND/WRITE/READ over
  * random sizes and SGE layouts, immediate data, atomics, inline data, the
  * error completions of protection and access violations, flushing, RNR and
- * transport retries, solicited events and completion channels.
+ * transport retries, solicited events and completion channels, and the
+ * wake-up file's answers to good and bad calls.
  *
  *   softhca-verbstest <ibdev> <gid-index> [test...]
  *
@@ -21,15 +22,20 @@
 #include <arpa/inet.h>
 #include <cstring>
 #include <endian.h>
+#include <fcntl.h>
 #include <memory>
 #include <functional>
 #include <poll.h>
 #include <random>
 #include <string>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <vector>
 
 #include <infiniband/verbs.h>
+
+#include "../../include/softhca_abi.h"
 
 namespace {
 
@@ -1170,6 +1176,76 @@ void test_large()
 	       wa.empty() ? "none" : wc_desc(wa[0]));
 }
 
+/* ---- the wake-up file ---------------------------------------------- */
+
+/* SOFTHCA_IB_METHOD_WAKE_FD_ALLOC with @nattrs attributes: the fd or -errno */
+int alloc_wake_file(ibv_context *ctx, uint16_t nattrs)
+{
+	ib_uverbs_ioctl_hdr hdr = {};
+	ib_uverbs_attr attr = {};
+	alignas(8) unsigned char cmd[sizeof(hdr) + sizeof(attr)];
+
+	hdr.length = sizeof(hdr) + nattrs * sizeof(attr);
+	hdr.object_id = SOFTHCA_IB_OBJECT_WAKE_FD;
+	hdr.method_id = SOFTHCA_IB_METHOD_WAKE_FD_ALLOC;
+	hdr.num_attrs = nattrs;
+	attr.attr_id = SOFTHCA_IB_ATTR_WAKE_FD_ALLOC_HANDLE;
+	attr.flags = UVERBS_ATTR_F_MANDATORY;
+	memcpy(cmd, &hdr, sizeof(hdr));
+	memcpy(cmd + sizeof(hdr), &attr, sizeof(attr));
+	if (ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
+		return -errno;
+	memcpy(&attr, cmd + sizeof(hdr), sizeof(attr));
+	return static_cast<int>(attr.data);
+}
+
+/* ioctl(@fd, @cmd, @arg): 0 or errno */
+int wake_call(int fd, unsigned long cmd, unsigned long arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+void test_wake_file()
+{
+	auto *d = new Dev;
+	int fd = alloc_wake_file(d->ctx, 1);
+
+	result(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "wake.alloc",
+	       "fd " + std::to_string(fd));
+	if (fd < 0) {
+		delete d;
+		return;
+	}
+	{
+		Pair p(*d);
+		int e = wake_call(fd, SOFTHCA_WAKE_IOCTL, p.a->qp_num);
+
+		result(!e, "wake.call", "errno " + str(e));
+		/* and the card still works after it */
+		Buf b(d->pd, 4096, kAllAccess);
+		fill_random(b.p, 64);
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { b.addr(), 64, b.mr->lkey } }, 1,
+			  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+		auto wa = poll_n(p.cqa, 1);
+		result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+			       !memcmp(b.p, b.p + 2048, 64),
+		       "wake.then-write", wa.empty() ? "none" : wc_desc(wa[0]));
+	}
+	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x81), 0);
+	result(e == ENOTTY, "wake.unknown-ioctl-enotty", "errno " + str(e));
+	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 1UL << 32);
+	result(e == EINVAL, "wake.qpn-over-32-bits-einval", "errno " + str(e));
+	int none = alloc_wake_file(d->ctx, 0);
+	result(none == -EINVAL, "wake.alloc-without-handle-einval",
+	       "returned " + std::to_string(none));
+	/* the context goes away: the file stays open and says the card left */
+	delete d;
+	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 0);
+	result(e == EIO, "wake.after-context-closed-eio", "errno " + str(e));
+	result(!close(fd), "wake.close");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -1190,7 +1266,7 @@ int main(int argc, char **argv)
 	if (tests.empty())
 		tests = { "integrity", "imm", "unsignaled", "wrap",   "errors",
 			  "flush",     "rnr", "retry",	    "events", "overrun",
-			  "uc",	       "psn", "large" };
+			  "uc",	       "psn", "large",	    "wake" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1220,6 +1296,8 @@ int main(int argc, char **argv)
 			test_psn(IBV_MTU_4096, 4096);
 		} else if (t == "large") {
 			test_large();
+		} else if (t == "wake") {
+			test_wake_file();
 		} else {
 			fprintf(stderr, "unknown test %s\n", t.c_str());
 			return 2;

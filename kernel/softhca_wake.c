@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca driver: the wake-up file. A user context's provider allocates one
+ * (SOFTHCA_IB_METHOD_WAKE_FD_ALLOC) and, when it finds the engine IDLE
+ * after writing a doorbell record, calls SOFTHCA_WAKE_IOCTL on it, which
+ * rings the card's wake-up doorbell. It is a uverbs FD object, as mlx5's
+ * DEVX event files are: uverbs creates the file, ties it to the context
+ * and calls softhca_wake_fd_destroy() when the file is closed, the context
+ * goes away or the device is removed. A removed device's file stays open
+ * and answers -EIO.
+ *
+ * The file exists for speed: the ioctl costs about what any ioctl costs,
+ * while a zero-WR post_send (the other wake-up call, which works too) goes
+ * through the uverbs write() path, whose copies, allocations and object
+ * lookup cost three times as much, and this call sits in the latency of a
+ * post to an idle card.
+ */
+#include <linux/fs.h>
+#include <linux/rwsem.h>
+
+#define UVERBS_MODULE_NAME softhca_ib
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_types.h>
+
+#include "../include/softhca_abi.h"
+#include "softhca.h"
+
+struct softhca_wake_file {
+	struct ib_uobject uobj;		/* first: uverbs allocates us */
+	/* read by a wake-up, written when the file loses its device */
+	struct rw_semaphore lock;
+	struct softhca_dev *dev;	/* NULL once destroyed */
+};
+
+static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct softhca_wake_file *wf;
+	long ret = 0;
+
+	if (cmd != SOFTHCA_WAKE_IOCTL)
+		return -ENOTTY;
+	wf = container_of(filp->private_data, struct softhca_wake_file, uobj);
+	if (arg > U32_MAX) {	/* the doorbell register is 32 bits */
+		pr_debug("softhca: wake-up with QPN %#lx\n", arg);
+		return -EINVAL;
+	}
+	down_read(&wf->lock);
+	if (wf->dev)
+		softhca_hw_write32(wf->dev->hw, SOFTHCA_REG_ENGINE_DB, arg);
+	else
+		ret = -EIO;
+	up_read(&wf->lock);
+	return ret;
+}
+
+static const struct file_operations softhca_wake_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = softhca_wake_ioctl,
+	.compat_ioctl = softhca_wake_ioctl,
+	.release = uverbs_uobject_fd_release,
+	.llseek = no_llseek,
+};
+
+static void softhca_wake_fd_destroy(struct ib_uobject *uobj,
+				    enum rdma_remove_reason why)
+{
+	struct softhca_wake_file *wf =
+		container_of(uobj, struct softhca_wake_file, uobj);
+
+	if (!wf->dev)		/* allocation aborted before the handler */
+		return;
+	down_write(&wf->lock);
+	wf->dev = NULL;
+	up_write(&wf->lock);
+}
+
+static int UVERBS_HANDLER(SOFTHCA_IB_METHOD_WAKE_FD_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs,
+					SOFTHCA_IB_ATTR_WAKE_FD_ALLOC_HANDLE);
+	struct softhca_wake_file *wf =
+		container_of(uobj, struct softhca_wake_file, uobj);
+
+	init_rwsem(&wf->lock);
+	wf->dev = to_sdev(uobj->context->device);
+	return 0;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(SOFTHCA_IB_METHOD_WAKE_FD_ALLOC,
+			    UVERBS_ATTR_FD(SOFTHCA_IB_ATTR_WAKE_FD_ALLOC_HANDLE,
+					   SOFTHCA_IB_OBJECT_WAKE_FD,
+					   UVERBS_ACCESS_NEW,
+					   UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_OBJECT(SOFTHCA_IB_OBJECT_WAKE_FD,
+			    UVERBS_TYPE_ALLOC_FD(sizeof(struct softhca_wake_file),
+						 softhca_wake_fd_destroy,
+						 &softhca_wake_fops,
+						 "[softhca_wake]", O_RDONLY),
+			    &UVERBS_METHOD(SOFTHCA_IB_METHOD_WAKE_FD_ALLOC));
+
+const struct uapi_definition softhca_wake_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(SOFTHCA_IB_OBJECT_WAKE_FD),
+	{}
+};
