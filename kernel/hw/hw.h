@@ -276,6 +276,37 @@ int softhca_hw_pas_addr(const struct softhca_hw_pas *pas, u64 off, u32 len,
 			u64 *addr);
 int softhca_hw_pas_rw(struct softhca_hw *hw, const struct softhca_hw_pas *pas,
 		      u64 off, void *buf, u32 len, bool write);
+void *softhca_hw_pas_ptr(struct softhca_hw *hw,
+			 const struct softhca_hw_pas *pas, u64 off, u32 len);
+
+/*
+ * Copy @bytes (a multiple of 8) between an 8-byte aligned ring entry in
+ * host memory and the card's own buffer, a word at a time, each word read
+ * or written once: for the small fixed-size entries the engine moves on
+ * every message, cheaper than a memcpy() call and its string instruction.
+ */
+static inline void softhca_hw_load_words(void *dst, const void *src,
+					 u32 bytes)
+{
+	const u64 *s = src;
+	u64 *d = dst;
+	u32 i;
+
+	for (i = 0; i < bytes / 8; i++)
+		d[i] = READ_ONCE(s[i]);
+}
+
+static inline void softhca_hw_store_words(void *dst, const void *src,
+					  u32 bytes)
+{
+	const u64 *s = src;
+	u64 *d = dst;
+	u32 i;
+
+	for (i = 0; i < bytes / 8; i++)
+		WRITE_ONCE(d[i], s[i]);
+}
+
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len);
 void *softhca_hw_dma_va(struct softhca_hw *hw, u64 addr);
 

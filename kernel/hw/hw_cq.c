@@ -177,10 +177,11 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited)
 {
 	u32 size = BIT(cq->log_size), syndrome = 0, arm;
+	struct softhca_cqe *slot;
 	bool fire = false;
+	int ret = 0;
 	u64 off;
 	u8 owner;
-	int ret;
 
 	spin_lock(&cq->lock);
 	if (cq->error) {
@@ -195,21 +196,20 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		goto out;
 	}
 	off = (u64)(cq->pi & (size - 1)) * SOFTHCA_CQE_SIZE;
+	/* a CQE never crosses a block: 64 B entries from a 64 B offset */
+	slot = softhca_hw_pas_ptr(hw, &cq->pas, off, sizeof(*slot));
+	if (!slot) {
+		syndrome = SOFTHCA_CQ_SYND_DMA;
+		ret = -EFAULT;
+		goto out;
+	}
 	/* the body with the stale owner bit, then the owner bit */
 	owner = softhca_ring_owner(cq->pi, cq->log_size);
 	cqe->op_own = owner ^ SOFTHCA_CQE_OWNER;
-	ret = softhca_hw_pas_rw(hw, &cq->pas, off, cqe, sizeof(*cqe), true);
-	if (!ret) {
-		/* the body is visible before the owner bit that validates it */
-		wmb();
-		ret = softhca_hw_pas_rw(hw, &cq->pas,
-					off + offsetof(struct softhca_cqe, op_own),
-					&owner, 1, true);
-	}
-	if (ret) {
-		syndrome = SOFTHCA_CQ_SYND_DMA;
-		goto out;
-	}
+	softhca_hw_store_words(slot, cqe, sizeof(*cqe));
+	/* the body is visible before the owner bit that validates it */
+	dma_wmb();
+	WRITE_ONCE(slot->op_own, owner);
 	cq->pi++;
 	/* arms written before this CQE must see it: read the arm word now */
 	smp_mb();

@@ -190,6 +190,29 @@ int softhca_hw_pas_addr(const struct softhca_hw_pas *pas, u64 off, u32 len,
 }
 
 /**
+ * softhca_hw_pas_ptr - kernel address of bytes [off, off + len) of an object
+ * @hw: the card
+ * @pas: the object's PAS
+ * @off: offset from the object's start
+ * @len: length
+ *
+ * For the engine's fixed-size accesses (a CQE, a WQE basic block, a receive
+ * WQE), which fit in one block of a ring: one translation, no copy loop.
+ *
+ * Return: the address, or NULL when the range is outside the object or
+ * crosses a block (the caller then falls back to softhca_hw_pas_rw()).
+ */
+void *softhca_hw_pas_ptr(struct softhca_hw *hw,
+			 const struct softhca_hw_pas *pas, u64 off, u32 len)
+{
+	u64 addr;
+
+	if (softhca_hw_pas_addr(pas, off, len, &addr))
+		return NULL;
+	return softhca_hw_dma_va(hw, addr);
+}
+
+/**
  * softhca_hw_pas_rw - copy bytes [off, off + len) of an object
  * @hw: the card
  * @pas: the object's PAS

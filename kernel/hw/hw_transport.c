@@ -87,13 +87,25 @@ static int softhca_hw_qp_dbrec(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	return 0;
 }
 
-/* Read @len bytes of the SQ ring starting @off bytes into the ring. */
+/*
+ * Read @len bytes of the SQ ring starting @off bytes into the ring. A basic
+ * block that lies in one PAS block (they all do unless the SQ starts at an
+ * odd offset) is read a word at a time.
+ */
 static int softhca_hw_sq_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			      u64 off, void *buf, u32 len)
 {
 	u64 ring = BIT_ULL(qp->log_sq_size + SOFTHCA_LOG_WQEBB);
+	void *p;
 
 	off &= ring - 1;
+	if (len == SOFTHCA_WQEBB_SIZE) {
+		p = softhca_hw_pas_ptr(hw, &qp->pas, qp->sq_offset + off, len);
+		if (p) {
+			softhca_hw_load_words(buf, p, len);
+			return 0;
+		}
+	}
 	if (off + len > ring) {
 		u32 first = ring - off;
 
@@ -157,8 +169,9 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	u32 units, fixed = 1, i;
 	u8 *p;
 
+	/* the first basic block (posted, since pi is past it) in one go */
 	w->ctrl = (struct softhca_wqe_ctrl *)w->raw;
-	if (softhca_hw_sq_read(hw, qp, off, w->raw, sizeof(*w->ctrl)))
+	if (softhca_hw_sq_read(hw, qp, off, w->raw, SOFTHCA_WQEBB_SIZE))
 		return SOFTHCA_SYND_WQE_FORMAT;
 	units = w->ctrl->ds;
 	w->index = qp->sq_ci;
@@ -166,8 +179,10 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	if (!units || w->nbb > SOFTHCA_MAX_WQEBBS || w->nbb > pi - qp->sq_ci ||
 	    le16_to_cpu(w->ctrl->wqe_index) != (u16)w->index)
 		return SOFTHCA_SYND_WQE_FORMAT;
-	if (softhca_hw_sq_read(hw, qp, off, w->raw,
-			       units * SOFTHCA_WQE_DS_SIZE))
+	if (w->nbb > 1 &&
+	    softhca_hw_sq_read(hw, qp, off + SOFTHCA_WQEBB_SIZE,
+			       w->raw + SOFTHCA_WQEBB_SIZE,
+			       units * SOFTHCA_WQE_DS_SIZE - SOFTHCA_WQEBB_SIZE))
 		return SOFTHCA_SYND_WQE_FORMAT;
 
 	p = w->raw + SOFTHCA_WQE_DS_SIZE;
@@ -311,6 +326,7 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 {
 	u32 stride = BIT(dqp->log_rq_stride), nseg = stride / 16, pi, i;
 	struct softhca_wqe_data segs[SOFTHCA_HW_MAX_SGE];
+	void *p;
 	u64 off;
 
 	*synd = 0;
@@ -324,7 +340,11 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 	*index = dqp->rq_ci;
 	off = (u64)(dqp->rq_ci & (BIT(dqp->log_rq_size) - 1)) << dqp->log_rq_stride;
 	nseg = min_t(u32, nseg, SOFTHCA_HW_MAX_SGE);
-	if (softhca_hw_pas_rw(hw, &dqp->pas, off, segs, nseg * 16, false)) {
+	p = softhca_hw_pas_ptr(hw, &dqp->pas, off, nseg * 16);
+	if (p) {
+		softhca_hw_load_words(segs, p, nseg * 16);
+	} else if (softhca_hw_pas_rw(hw, &dqp->pas, off, segs, nseg * 16,
+				     false)) {
 		*synd = SOFTHCA_SYND_QUEUE_INDEX;
 		return -1;
 	}

@@ -2,7 +2,8 @@
 /*
  * KUnit suite "softhca_hw_dma": the device model's DMA checks.
  * softhca_hw_pas_addr() on hand-made PAS contexts (bounds, block crossing,
- * wrap); softhca_hw_dma_read()/write(), softhca_hw_dbrec_ok() and
+ * wrap); softhca_hw_pas_ptr() and the engine's word copies, and
+ * softhca_hw_dma_read()/write(), softhca_hw_dbrec_ok() and
  * softhca_hw_pas_load() on a real card from softhca_hw_plug(), whose
  * platform device gives the DMA addresses; and PAS lists the driver builds
  * (softhca_pas_from_umem/_from_coherent) read back by the card.
@@ -159,6 +160,69 @@ static void dma_rw_test(struct kunit *test)
 	/* nothing to copy: nothing is checked or touched */
 	KUNIT_EXPECT_EQ(test, softhca_hw_dma_read(hw, NOT_RAM, tmp, 0), 0);
 	KUNIT_EXPECT_EQ(test, softhca_hw_dma_write(hw, U64_MAX, tmp, 0), 0);
+}
+
+/*
+ * softhca_hw_pas_ptr() on a two-block object in real DMA memory: the
+ * address of a range inside one block, NULL for a range crossing blocks or
+ * leaving the object; and the engine's word copies in and out of it.
+ */
+static void pas_ptr_test(struct kunit *test)
+{
+	struct softhca_hw *hw = softhca_test_plug(test);
+	u64 blocks[2], words[8], back[8];
+	struct softhca_hw_pas pas = {
+		.blocks = blocks, .nblocks = 2, .log_block_size = PAGE_SHIFT,
+		.offset = 64, .size = 2 * PAGE_SIZE - 64,
+	};
+	dma_addr_t dma0, dma1;
+	u8 *b0, *b1, *p;
+	u32 i;
+
+	/* two separate pages, in the PAS in the opposite order */
+	b0 = softhca_test_dma_alloc(test, hw, PAGE_SIZE, &dma0);
+	b1 = softhca_test_dma_alloc(test, hw, PAGE_SIZE, &dma1);
+	blocks[0] = dma1;
+	blocks[1] = dma0;
+	for (i = 0; i < PAGE_SIZE; i++) {
+		b0[i] = i * 3;
+		b1[i] = i * 5;
+	}
+	KUNIT_EXPECT_PTR_EQ(test, softhca_hw_pas_ptr(hw, &pas, 0, 64),
+			    (void *)(b1 + 64));
+	KUNIT_EXPECT_PTR_EQ(test, softhca_hw_pas_ptr(hw, &pas,
+						     PAGE_SIZE - 128, 64),
+			    (void *)(b1 + PAGE_SIZE - 64));
+	KUNIT_EXPECT_PTR_EQ(test, softhca_hw_pas_ptr(hw, &pas,
+						     PAGE_SIZE - 64, 64),
+			    (void *)b0);
+	KUNIT_EXPECT_PTR_EQ(test, softhca_hw_pas_ptr(hw, &pas,
+						     2 * PAGE_SIZE - 128, 64),
+			    (void *)(b0 + PAGE_SIZE - 64));
+	/* crossing from block 0 into block 1, by one word */
+	p = softhca_hw_pas_ptr(hw, &pas, PAGE_SIZE - 72, 16);
+	KUNIT_EXPECT_PTR_EQ(test, p, NULL);
+	/* past the object's end, and wrapping */
+	p = softhca_hw_pas_ptr(hw, &pas, 2 * PAGE_SIZE - 120, 64);
+	KUNIT_EXPECT_PTR_EQ(test, p, NULL);
+	p = softhca_hw_pas_ptr(hw, &pas, U64_MAX - 7, 16);
+	KUNIT_EXPECT_PTR_EQ(test, p, NULL);
+
+	/* word copies read and write exactly their bytes */
+	p = softhca_hw_pas_ptr(hw, &pas, PAGE_SIZE - 64, 64);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	softhca_hw_load_words(words, p, sizeof(words));
+	KUNIT_EXPECT_EQ(test, memcmp(words, b0, sizeof(words)), 0);
+	for (i = 0; i < 8; i++)
+		words[i] = 0x0101010101010101ull * (i + 1);
+	softhca_hw_store_words(p + 8, words, 48);
+	memcpy(back, b0, sizeof(back));
+	KUNIT_EXPECT_EQ(test, b0[0], (u8)0);
+	KUNIT_EXPECT_EQ(test, b0[7], (u8)21);
+	for (i = 1; i < 7; i++)
+		KUNIT_EXPECT_EQ(test, back[i], words[i - 1]);
+	KUNIT_EXPECT_EQ(test, b0[56], (u8)(56 * 3));
+	KUNIT_EXPECT_EQ(test, b0[63], (u8)(63 * 3));
 }
 
 static void dma_bad_addr_test(struct kunit *test)
@@ -761,6 +825,7 @@ static struct kunit_case softhca_hw_dma_cases[] = {
 	KUNIT_CASE(pas_addr_inside_test),
 	KUNIT_CASE(pas_addr_outside_test),
 	KUNIT_CASE(dma_rw_test),
+	KUNIT_CASE(pas_ptr_test),
 	KUNIT_CASE(dma_bad_addr_test),
 	KUNIT_CASE(dbrec_ok_test),
 	KUNIT_CASE(dma_non_ram_page_test),
