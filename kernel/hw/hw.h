@@ -82,6 +82,20 @@ struct softhca_hw {
 	struct softhca_hw_wqe *engine_wqe;	/* scratch, under engine_lock */
 	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
 	unsigned long engine_quiet_until; /* jiffies: wake-ups leave it asleep */
+	/*
+	 * Generations of what the engine's per-QP lookup caches depend on,
+	 * bumped under engine_lock: MKEYs destroyed, and QP states, QP
+	 * attributes, QPs destroyed and GIDs (the responder of a path).
+	 */
+	u64 mkey_gen;
+	u64 path_gen;
+};
+
+/* An MKEY the engine found for a key, valid while hw->mkey_gen == gen. */
+struct softhca_hw_key_cache {
+	u64 gen;
+	u32 key;
+	struct softhca_hw_mkey *mkey;
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -162,6 +176,11 @@ struct softhca_hw_qp {
 	bool waiting;			/* the SQ waits until @deadline */
 	ktime_t deadline;
 	bool comm_est;			/* first message seen in RTR */
+	/* lookups the engine repeats for every message */
+	struct softhca_hw_key_cache lkey;	/* this QP's SGEs */
+	struct softhca_hw_key_cache rkey;	/* rkeys of requests to it */
+	u64 resp_gen;			/* hw->path_gen when resp was found */
+	struct softhca_hw_qp *resp;	/* the responder of its path, or NULL */
 };
 
 struct softhca_hw_mkey {
@@ -378,7 +397,8 @@ struct softhca_hw_sge {
 	u32 len;
 };
 
-u32 softhca_hw_mkey_check(struct softhca_hw *hw, u32 key,
+u32 softhca_hw_mkey_check(struct softhca_hw *hw,
+			  struct softhca_hw_key_cache *kc, u32 key,
 			  struct softhca_hw_pd *pd, u32 access, u64 addr,
 			  u64 len, bool remote, struct softhca_hw_mkey **out);
 void *softhca_hw_mkey_ptr(struct softhca_hw *hw, struct softhca_hw_mkey *mkey,

@@ -21,6 +21,7 @@ u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		__set_bit(index, hw->gid_valid);
 	else
 		__clear_bit(index, hw->gid_valid);
+	hw->path_gen++;
 	mutex_unlock(&hw->engine_lock);
 	return SOFTHCA_CMD_STAT_OK;
 }

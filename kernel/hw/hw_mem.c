@@ -14,6 +14,7 @@
 /**
  * softhca_hw_mkey_check - may @pd access [addr, addr + len) through @key?
  * @hw: the card
+ * @kc: a QP's cache of the last MKEY it found, or NULL
  * @key: lkey or rkey
  * @pd: the PD of the QP using it
  * @access: softhca_mkey_access bits needed (0: local read)
@@ -22,18 +23,33 @@
  * @remote: checking an rkey (selects the syndromes)
  * @out: the MKEY when the check passes
  *
+ * A QP uses the same few keys message after message, so the MKEY found
+ * for a key is kept in @kc until an MKEY is destroyed (hw->mkey_gen); the
+ * PD, access and bounds checks run every time.
+ *
  * Return: 0, or the syndrome of the first check that failed. The caller
  * holds the engine lock, which commands destroying MKEYs take too.
  */
-u32 softhca_hw_mkey_check(struct softhca_hw *hw, u32 key,
+u32 softhca_hw_mkey_check(struct softhca_hw *hw,
+			  struct softhca_hw_key_cache *kc, u32 key,
 			  struct softhca_hw_pd *pd, u32 access, u64 addr,
 			  u64 len, bool remote, struct softhca_hw_mkey **out)
 {
-	struct softhca_hw_mkey *mkey = xa_load(&hw->mkeys,
-					       SOFTHCA_MKEY_INDEX(key));
+	struct softhca_hw_mkey *mkey;
 
-	if (!mkey || mkey->key != key)
-		return remote ? SOFTHCA_SYND_RKEY : SOFTHCA_SYND_LKEY;
+	lockdep_assert_held(&hw->engine_lock);
+	if (kc && kc->gen == hw->mkey_gen && kc->key == key) {
+		mkey = kc->mkey;
+	} else {
+		mkey = xa_load(&hw->mkeys, SOFTHCA_MKEY_INDEX(key));
+		if (!mkey || mkey->key != key)
+			return remote ? SOFTHCA_SYND_RKEY : SOFTHCA_SYND_LKEY;
+		if (kc) {
+			kc->gen = hw->mkey_gen;
+			kc->key = key;
+			kc->mkey = mkey;
+		}
+	}
 	if (mkey->pd != pd)
 		return remote ? SOFTHCA_SYND_RKEY_PD : SOFTHCA_SYND_LKEY_PD;
 	if ((mkey->access & access) != access)
@@ -113,10 +129,29 @@ u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
 	struct softhca_hw_cursor d = { .sge = dst, .n = ndst };
 	struct softhca_hw_cursor s = { .sge = src, .n = nsrc };
 	u64 done = 0, since_resched = 0;
+	u32 dcontig, scontig;
+	void *dp, *sp;
+
+	/* a small message in one contiguous piece each way: one memcpy */
+	if (ndst == 1 && (inline_src || nsrc == 1) && len <= dst->len &&
+	    len <= SZ_1M) {
+		dp = softhca_hw_mkey_ptr(hw, dst->mkey, dst->addr, &dcontig);
+		if (len <= dcontig && inline_src) {
+			memcpy(dp, inline_src, len);
+			return len;
+		}
+		if (len <= dcontig && len <= src->len) {
+			sp = softhca_hw_mkey_ptr(hw, src->mkey, src->addr,
+						 &scontig);
+			if (len <= scontig) {
+				memcpy(dp, sp, len);
+				return len;
+			}
+		}
+	}
 
 	while (done < len) {
 		u64 dlen, slen, n;
-		void *dp, *sp;
 
 		dp = softhca_hw_cursor_piece(hw, &d, len - done, &dlen);
 		if (!dp)

@@ -96,9 +96,15 @@ u8 softhca_hw_cmd_destroy_mkey(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_NO_MKEY;
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
+	/*
+	 * The engine holds MKEYs it looked up (and its key caches) only
+	 * under the engine lock, across a whole pass: once the MKEY is out
+	 * of the table and the caches are stale, nothing can reach it.
+	 */
+	mutex_lock(&hw->engine_lock);
 	xa_erase(&hw->mkeys, SOFTHCA_MKEY_INDEX(mkey->key));
-	/* the engine looks MKEYs up under RCU */
-	synchronize_rcu();
+	hw->mkey_gen++;
+	mutex_unlock(&hw->engine_lock);
 	mkey->pd->users--;
 	softhca_hw_mkey_free(mkey);
 	return SOFTHCA_CMD_STAT_OK;

@@ -22,6 +22,9 @@ void softhca_hw_objs_init(struct softhca_hw *hw)
 	xa_init_flags(&hw->qps, XA_FLAGS_ALLOC);
 	mutex_init(&hw->engine_lock);
 	INIT_LIST_HEAD(&hw->engine_qps);
+	/* a zeroed lookup cache (generation 0) never matches */
+	hw->mkey_gen = 1;
+	hw->path_gen = 1;
 }
 
 static void softhca_hw_uar_free(struct softhca_hw_uar *uar)

@@ -40,6 +40,7 @@ static void softhca_hw_qp_set_state(struct softhca_hw *hw,
 	bool was = softhca_hw_qp_served(qp->state);
 
 	qp->state = state;
+	hw->path_gen++;		/* responders the engine found may change */
 	if (state == SOFTHCA_QPS_RESET) {
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
@@ -173,6 +174,7 @@ u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
 	if (softhca_hw_qp_served(qp->state))
 		softhca_hw_engine_del_qp(hw, qp);
 	xa_erase(&hw->qps, qpn);
+	hw->path_gen++;
 	mutex_unlock(&hw->engine_lock);
 	qp->pd->users--;
 	qp->scq->users--;
@@ -324,6 +326,7 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
 	softhca_hw_qp_merge_attr(&qp->attr, in, mask & ~SOFTHCA_QP_A_STATE);
+	hw->path_gen++;		/* the path may have changed */
 	if (next == SOFTHCA_QPS_RESET)
 		qp->attr.mask = 0;
 	if (next != qp->state) {

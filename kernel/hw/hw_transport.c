@@ -261,7 +261,8 @@ static u32 softhca_hw_local_sges(struct softhca_hw *hw,
 
 		if (!len)
 			continue;
-		synd = softhca_hw_mkey_check(hw, le32_to_cpu(d->lkey), qp->pd,
+		synd = softhca_hw_mkey_check(hw, &qp->lkey,
+					     le32_to_cpu(d->lkey), qp->pd,
 					     access, le64_to_cpu(d->addr), len,
 					     false, &sges[*n].mkey);
 		if (synd)
@@ -273,9 +274,9 @@ static u32 softhca_hw_local_sges(struct softhca_hw *hw,
 	return 0;
 }
 
-/* The responder QP for @qp's path, or NULL if nothing answers there. */
-static struct softhca_hw_qp *softhca_hw_responder(struct softhca_hw *hw,
-						  struct softhca_hw_qp *qp)
+/* Look up the responder QP for @qp's path, or NULL if nothing answers. */
+static struct softhca_hw_qp *softhca_hw_find_responder(struct softhca_hw *hw,
+						       struct softhca_hw_qp *qp)
 {
 	struct softhca_hw_qp *dqp;
 
@@ -293,6 +294,20 @@ static struct softhca_hw_qp *softhca_hw_responder(struct softhca_hw *hw,
 	default:
 		return NULL;
 	}
+}
+
+/*
+ * The responder for @qp's path: the answer holds until a QP changes state
+ * or attributes or goes away, or the GID table changes (hw->path_gen).
+ */
+static struct softhca_hw_qp *softhca_hw_responder(struct softhca_hw *hw,
+						  struct softhca_hw_qp *qp)
+{
+	if (qp->resp_gen != hw->path_gen) {
+		qp->resp = softhca_hw_find_responder(hw, qp);
+		qp->resp_gen = hw->path_gen;
+	}
+	return qp->resp;
 }
 
 /* The responder has a message from @qp: the first one moves RTR along. */
@@ -358,7 +373,7 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 			break;
 		if (!len)
 			continue;
-		*synd = softhca_hw_mkey_check(hw, key, dqp->pd,
+		*synd = softhca_hw_mkey_check(hw, &dqp->lkey, key, dqp->pd,
 					      SOFTHCA_ACCESS_LOCAL_WRITE,
 					      le64_to_cpu(segs[i].addr), len,
 					      false, &sges[*n].mkey);
@@ -511,7 +526,8 @@ static u32 softhca_hw_rkey(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 		sge->mkey = NULL;
 		return 0;
 	}
-	return softhca_hw_mkey_check(hw, le32_to_cpu(w->raddr->rkey), dqp->pd,
+	return softhca_hw_mkey_check(hw, &dqp->rkey,
+				     le32_to_cpu(w->raddr->rkey), dqp->pd,
 				     access, addr, len, true, &sge->mkey);
 }
 

@@ -5,7 +5,8 @@
  * random sizes and SGE layouts, immediate data, atomics, inline data, the
  * error completions of protection and access violations, flushing, RNR and
  * transport retries, solicited events and completion channels, and the
- * wake-up file's answers to good and bad calls.
+ * lookups the card keeps between messages going stale with the MR or QP,
+ * and the wake-up file's answers to good and bad calls.
  *
  *   softhca-verbstest <ibdev> <gid-index> [test...]
  *
@@ -183,8 +184,10 @@ struct Pair {
 	}
 	~Pair()
 	{
-		ibv_destroy_qp(a);
-		ibv_destroy_qp(b);
+		if (a)
+			ibv_destroy_qp(a);
+		if (b)
+			ibv_destroy_qp(b);
 		ibv_destroy_cq(cqa);
 		ibv_destroy_cq(cqb);
 		if (ch)
@@ -1176,6 +1179,66 @@ void test_large()
 	       wa.empty() ? "none" : wc_desc(wa[0]));
 }
 
+/* ---- what the card keeps between messages --------------------------- */
+
+/*
+ * The engine keeps, per QP, the MKEY it found for the last lkey and rkey
+ * and the responder of the QP's path. A destroyed MR or QP must not be
+ * found through them: its key or its path then fails as if never seen.
+ */
+void test_stale_lookups()
+{
+	Dev d;
+	QpOpts o;
+	o.timeout = 12; /* 16.8 ms */
+	o.retry_cnt = 2;
+	Buf b(d.pd, 4096, kAllAccess);
+
+	for (int lkey = 0; lkey < 2; lkey++) {
+		Pair p(d, o);
+		auto *old = new Buf(d.pd, 4096, kAllAccess);
+		uint32_t lk = old->mr->lkey, rk = old->mr->rkey;
+		uint64_t at = old->addr();
+
+		/* the card finds (and keeps) both keys of the old MR */
+		post_send(p.a, IBV_WR_RDMA_WRITE, { { at, 8, lk } }, 1,
+			  IBV_SEND_SIGNALED, at + 2048, rk);
+		auto wa = poll_n(p.cqa, 1);
+		bool warm = wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS;
+		delete old;
+		if (lkey)
+			post_send(p.a, IBV_WR_RDMA_WRITE, { { at, 8, lk } }, 2,
+				  IBV_SEND_SIGNALED, b.addr(), b.mr->rkey);
+		else
+			post_send(p.a, IBV_WR_RDMA_WRITE,
+				  { { b.addr(), 8, b.mr->lkey } }, 2,
+				  IBV_SEND_SIGNALED, at + 2048, rk);
+		wa = poll_n(p.cqa, 1);
+		auto want = lkey ? IBV_WC_LOC_PROT_ERR : IBV_WC_REM_ACCESS_ERR;
+		result(warm && wa.size() == 1 && wa[0].status == want,
+		       lkey ? "stale.lkey-after-dereg-loc-prot"
+			    : "stale.rkey-after-dereg-rem-access",
+		       std::string(warm ? "" : "first write failed; ") +
+			       (wa.empty() ? "none" : wc_desc(wa[0])));
+	}
+
+	/* the responder is destroyed: nothing answers the path any more */
+	Pair p(d, o);
+	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 8, b.mr->lkey } }, 1,
+		  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+	auto wa = poll_n(p.cqa, 1);
+	bool warm = wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS;
+	ibv_destroy_qp(p.b);
+	p.b = nullptr;
+	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 8, b.mr->lkey } }, 2,
+		  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+	wa = poll_n(p.cqa, 1, 10000);
+	result(warm && wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR,
+	       "stale.responder-destroyed-retry-exc",
+	       std::string(warm ? "" : "first write failed; ") +
+		       (wa.empty() ? "none" : wc_desc(wa[0])));
+}
+
 /* ---- the wake-up file ---------------------------------------------- */
 
 /* SOFTHCA_IB_METHOD_WAKE_FD_ALLOC with @nattrs attributes: the fd or -errno */
@@ -1266,7 +1329,7 @@ int main(int argc, char **argv)
 	if (tests.empty())
 		tests = { "integrity", "imm", "unsignaled", "wrap",   "errors",
 			  "flush",     "rnr", "retry",	    "events", "overrun",
-			  "uc",	       "psn", "large",	    "wake" };
+			  "uc",	       "psn", "large",	    "stale",  "wake" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1296,6 +1359,8 @@ int main(int argc, char **argv)
 			test_psn(IBV_MTU_4096, 4096);
 		} else if (t == "large") {
 			test_large();
+		} else if (t == "stale") {
+			test_stale_lookups();
 		} else if (t == "wake") {
 			test_wake_file();
 		} else {
