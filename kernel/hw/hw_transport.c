@@ -60,12 +60,15 @@ static const u32 softhca_rnr_us[32] = {
 	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-/* The packets a message of @len bytes takes on @qp's path. */
+/*
+ * The packets a message of @len bytes takes on @qp's path (the MTU is
+ * 128 << path_mtu bytes: a shift, not a division, per message).
+ */
 static u32 softhca_hw_packets(struct softhca_hw_qp *qp, u64 len)
 {
-	u32 mtu = softhca_mtu_bytes(qp->attr.path_mtu);
+	u32 shift = 7 + qp->attr.path_mtu;
 
-	return len ? DIV_ROUND_UP_ULL(len, mtu) : 1;
+	return len ? (len + BIT_ULL(shift) - 1) >> shift : 1;
 }
 
 /* Advance a 24-bit PSN in a QP context by @n. */
