@@ -19,9 +19,10 @@
  *
  * The doorbell path reads no clock: in a VM whose TSC is unstable,
  * ktime_get() is an HPET register read, which under emulation costs more
- * than the rest of a pass. The polling thread times itself with
- * local_clock() (the TSC), wake-up back-off is in jiffies, and only a QP
- * waiting on a timer reads ktime.
+ * than the rest of a pass. The polling thread, and a wake-up waiting for
+ * another thread's pass, time themselves with local_clock() (the TSC),
+ * wake-up back-off is in jiffies, and only a QP waiting on a timer reads
+ * ktime.
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -47,6 +48,11 @@ static bool engine_kick_inline = true;
 module_param(engine_kick_inline, bool, 0644);
 MODULE_PARM_DESC(engine_kick_inline,
 		 "A wake-up doorbell runs the engine in the ringing thread when it is free");
+
+static unsigned int engine_kick_wait_us = 20;
+module_param(engine_kick_wait_us, uint, 0644);
+MODULE_PARM_DESC(engine_kick_wait_us,
+		 "How long a wake-up doorbell waits for a pass in another thread to end before leaving the work to the engine thread (us)");
 
 void softhca_hw_engine_add_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 {
@@ -218,22 +224,47 @@ static int softhca_hw_engine_fn(void *data)
 	return 0;
 }
 
+/*
+ * Take the engine lock for a pass in the ringing thread. Another thread's
+ * pass (a few microseconds) may hold it, typically the peer's own wake-up
+ * pass, which may have scanned this doorbell record before it was written:
+ * wait for that pass for up to engine_kick_wait_us rather than hand the
+ * work to the engine thread, which would need a CPU and a thread switch.
+ */
+static bool softhca_hw_engine_kick_lock(struct softhca_hw *hw)
+{
+	u64 until = 0;
+
+	while (!mutex_trylock(&hw->engine_lock)) {
+		if (!until)
+			until = softhca_hw_engine_clock() +
+				(u64)READ_ONCE(engine_kick_wait_us) *
+				NSEC_PER_USEC;
+		else if (softhca_hw_engine_clock() > until)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
 /**
  * softhca_hw_engine_kick - the wake-up doorbell (SOFTHCA_REG_ENGINE_DB)
  * @hw: the card
  * @qpn: the QP that has new work (informational: the engine scans all)
  *
- * When the engine is free the ringing thread runs one pass itself, so a
- * post to an idle card is served without a thread switch. The engine
- * thread is then woken to keep polling while work continues, unless the
- * pass left nothing waiting on a timer and the engine is backing off (it
- * found its CPU wanted by another task within engine_backoff_us).
+ * The ringing thread runs one pass itself (after waiting briefly for a
+ * pass in another thread to end), so a post to an idle card is served
+ * without a thread switch. The engine thread is then woken to keep polling
+ * while work continues, unless the pass left nothing waiting on a timer
+ * and the engine is backing off (it found its CPU wanted by another task
+ * within engine_backoff_us). When the lock stays taken (a long copy, a
+ * command) the engine thread gets the work.
  */
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {
 	ktime_t next;
 
-	if (READ_ONCE(engine_kick_inline) && mutex_trylock(&hw->engine_lock)) {
+	if (READ_ONCE(engine_kick_inline) && softhca_hw_engine_kick_lock(hw)) {
 		next = KTIME_MAX;
 		softhca_hw_engine_pass(hw, &next);
 		mutex_unlock(&hw->engine_lock);

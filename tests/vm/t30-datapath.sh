@@ -145,10 +145,16 @@ wake_pingpong() {
 		fail "$name" "client exit $rc, server exit $src, $sys ${n:-0}, $other ${m:-0}"
 	fi
 }
-echo 0 > /sys/module/softhca/parameters/engine_spin_us
+P=/sys/module/softhca/parameters
+echo 0 > $P/engine_spin_us
 wake_pingpong wake-file ioctl write
 wake_pingpong wake-post-send write ioctl SOFTHCA_WAKE_CALL=post_send
-echo 1000 > /sys/module/softhca/parameters/engine_spin_us
+# a wake-up that finds another pass running hands the work to the engine
+# thread at once instead of waiting for that pass
+echo 0 > $P/engine_kick_wait_us
+wake_pingpong wake-file-no-wait ioctl write
+echo 20 > $P/engine_kick_wait_us
+echo 1000 > $P/engine_spin_us
 
 # Nothing is left behind, and everything comes apart.
 check no-qps-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/qps)\" ]"
