@@ -736,4 +736,24 @@ static inline __u32 softhca_wqe_bbs(__u32 ds)
 	       SOFTHCA_WQEBB_SIZE;
 }
 
+/*
+ * How many basic blocks the card consumes for the WQE whose control
+ * segment says @wqe_index and @ds, found at basic block @ci with blocks up
+ * to @pi posted, when it fails or flushes that WQE. Its size is trusted
+ * only if it is a WQE start (its index is @ci's low 16 bits) of a possible
+ * size that was posted whole; otherwise the card moves on by one block and
+ * reads the next as a control segment, so that a malformed WQE cannot
+ * swallow the well-formed ones after it (each still completes, flushed).
+ */
+static inline __u32 softhca_wqe_span(__u16 wqe_index, __u8 ds, __u32 ci,
+				     __u32 pi)
+{
+	__u32 nbb = softhca_wqe_bbs(ds);
+
+	if (wqe_index != (__u16)ci || !ds || nbb > SOFTHCA_MAX_WQEBBS ||
+	    nbb > pi - ci)
+		return 1;
+	return nbb;
+}
+
 #endif /* SOFTHCA_PRM_H */

@@ -174,8 +174,10 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 
 	/* the first basic block (posted, since pi is past it) in one go */
 	w->ctrl = (struct softhca_wqe_ctrl *)w->raw;
-	if (softhca_hw_sq_read(hw, qp, off, w->raw, SOFTHCA_WQEBB_SIZE))
+	if (softhca_hw_sq_read(hw, qp, off, w->raw, SOFTHCA_WQEBB_SIZE)) {
+		memset(w->ctrl, 0, sizeof(*w->ctrl));	/* nothing to trust */
 		return SOFTHCA_SYND_WQE_FORMAT;
+	}
 	units = w->ctrl->ds;
 	w->index = qp->sq_ci;
 	w->nbb = units ? softhca_wqe_bbs(units) : 1;
@@ -694,6 +696,7 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	struct softhca_hw_wqe *w;
 	bool work = false;
 	u32 pi, synd;
+	u16 index;
 	int n;
 
 	if (qp->waiting) {
@@ -721,7 +724,9 @@ bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 					    SOFTHCA_CQE_OP_SEND,
 					    SOFTHCA_CQE_ST_LOC_QP_OP, synd, 0,
 					    0, 0, 0);
-			qp->sq_ci += w->nbb ? w->nbb : 1;
+			index = le16_to_cpu(w->ctrl->wqe_index);
+			qp->sq_ci += softhca_wqe_span(index, w->ctrl->ds,
+						      qp->sq_ci, pi);
 			softhca_hw_qp_to_error(hw, qp, 0, synd);
 			work = true;
 			break;
@@ -785,9 +790,8 @@ bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 				       (u64)qp->sq_ci << SOFTHCA_LOG_WQEBB,
 				       &ctrl, sizeof(ctrl)))
 			break;
-		nbb = ctrl.ds ? softhca_wqe_bbs(ctrl.ds) : 1;
-		if (nbb > sq_pi - qp->sq_ci)
-			nbb = sq_pi - qp->sq_ci;
+		nbb = softhca_wqe_span(le16_to_cpu(ctrl.wqe_index), ctrl.ds,
+				       qp->sq_ci, sq_pi);
 		softhca_hw_post_cqe(hw, qp->scq, qp->qpn, qp->sq_ci,
 				    softhca_hw_cqe_opcode(ctrl.opcode),
 				    SOFTHCA_CQE_ST_WR_FLUSH,

@@ -419,6 +419,34 @@ static void pas_list_pages_test(struct kunit *test)
 /* ------------------------------------------------------------------------
  * Layouts
  */
+/*
+ * softhca_wqe_span(): a failed or flushed WQE's size is trusted only at a
+ * WQE start (matching index), when possible and posted whole; else 1 BB.
+ */
+static void wqe_span_test(struct kunit *test)
+{
+	/* well-formed: 1 to 8 basic blocks */
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 1, 5, 6), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 4, 5, 6), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 5, 5, 7), 2u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 32, 5, 13), 8u);
+	/* the index is the low 16 bits of the counter, across its wrap */
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(0xffff, 8, 0x2ffff, 0x30001),
+			2u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(0, 8, 0x30000, 0x30002), 2u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(0xfffe, 8, 0xfffffffe, 0), 2u);
+	/* not a WQE start: one block */
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(6, 8, 5, 7), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 8, 0x10006, 0x10008), 1u);
+	/* no units, or more than the largest WQE */
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 0, 5, 9), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 33, 5, 20), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 255, 5, 100), 1u);
+	/* bigger than what is posted: the rest is not its to swallow */
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 9, 5, 7), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_wqe_span(5, 9, 5, 8), 3u);
+}
+
 static void struct_layout_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cmd_entry), 64);
@@ -499,6 +527,7 @@ static struct kunit_case softhca_prm_cases[] = {
 	KUNIT_CASE(ring_owner_test),
 	KUNIT_CASE(ring_wrap_test),
 	KUNIT_CASE(pas_list_pages_test),
+	KUNIT_CASE(wqe_span_test),
 	KUNIT_CASE(struct_layout_test),
 	KUNIT_CASE(misc_encoding_test),
 	{}

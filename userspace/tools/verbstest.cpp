@@ -6,12 +6,14 @@
  * error completions of protection and access violations, flushing, RNR and
  * transport retries, solicited events and completion channels, and the
  * lookups the card keeps between messages going stale with the MR or QP,
- * and the wake-up file's answers to good and bad calls.
+ * malformed WQEs written into a send queue, and the wake-up file's answers
+ * to good and bad calls.
  *
  *   softhca-verbstest <ibdev> <gid-index> [test...]
  *
  * SOFTHCA_ABSENT_GID names a reachable neighbour address that is no GID
- * of this device (the "retry" test sends there).
+ * of this device (the "retry" test sends there). SOFTHCA_GARBAGE_ROUNDS
+ * sets the rounds of the "garbage" test (200) and traces each one.
  * Prints "PASS <case>" or "FAIL <case>: <why>"; exits 1 if any case failed.
  */
 #include <algorithm>
@@ -37,6 +39,7 @@
 #include <infiniband/verbs.h>
 
 #include "../../include/softhca_abi.h"
+#include "../provider/softhca.h"
 
 namespace {
 
@@ -1239,6 +1242,168 @@ void test_stale_lookups()
 		       (wa.empty() ? "none" : wc_desc(wa[0])));
 }
 
+/* ---- garbage in the send queue ------------------------------------- */
+
+/*
+ * Malformed WQEs written straight into a real QP's send queue, as a buggy
+ * or hostile provider could: the card must answer each with a completion
+ * (an error, or success when the bytes happen to make sense), never touch
+ * memory outside a registered MR and stay usable. The test reaches into
+ * the provider's QP (a white-box test: same tree, same build) to place the
+ * bytes and keep the provider's send-queue bookkeeping in step.
+ */
+int alloc_wake_file(ibv_context *ctx, uint16_t nattrs);
+
+/* Unit @unit of basic block @bb of @q's send queue (wrapping). */
+uint8_t *sq_unit(softhca::Qp *q, uint32_t bb, uint32_t unit)
+{
+	uint32_t bytes = q->sq_wqe_cnt * SOFTHCA_WQEBB_SIZE;
+
+	return q->sq + ((bb * SOFTHCA_WQEBB_SIZE + unit * SOFTHCA_WQE_DS_SIZE) &
+			(bytes - 1));
+}
+
+void test_garbage_wqes(int rounds)
+{
+	static const uint8_t ops[] = {
+		SOFTHCA_WQE_SEND,	SOFTHCA_WQE_SEND_IMM,
+		SOFTHCA_WQE_RDMA_WRITE, SOFTHCA_WQE_RDMA_WRITE_IMM,
+		SOFTHCA_WQE_RDMA_READ,	SOFTHCA_WQE_ATOMIC_CS,
+		SOFTHCA_WQE_ATOMIC_FA,
+	};
+	const size_t pg = 4096;
+	Dev d;
+	QpOpts o;
+	o.rnr_retry = 0; /* a SEND with no receive fails at once */
+	o.max_wr = 16;
+	std::mt19937_64 rng(1234);
+	int wfd = alloc_wake_file(d.ctx, 1);
+	/* one registered page between two guard pages nobody registered */
+	auto *area = static_cast<uint8_t *>(
+		mmap(nullptr, 3 * pg, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	if (wfd < 0 || area == MAP_FAILED) {
+		result(false, "garbage.setup", "wake file or mmap failed");
+		return;
+	}
+	memset(area, 0xa5, 3 * pg);
+	uint8_t *mid = area + pg;
+	ibv_mr *mr = ibv_reg_mr(d.pd, mid, pg, kAllAccess);
+	int answered = 0, bad_status = 0, stuck = 0;
+
+	for (int r = 0; r < rounds && mr; r++) {
+		Pair p(d, o);
+		auto *q = reinterpret_cast<softhca::Qp *>(p.a);
+		uint32_t nbb = 1 + rng() % 4, mode = rng() % 4;
+		auto rnd_addr = [&] {
+			/* around the MR: inside, across its ends, in the guards
+			 */
+			return reinterpret_cast<uintptr_t>(mid) - pg / 2 +
+			       rng() % (2 * pg);
+		};
+
+		post_recv(
+			p.b,
+			{ { reinterpret_cast<uintptr_t>(mid), 64, mr->lkey } },
+			1);
+		for (uint32_t i = 0; i < nbb * 4; i++) {
+			uint64_t w[2] = { rng(), rng() };
+
+			if (mode >= 2 && i > 0) {
+				/* key-shaped segments: our MR's keys */
+				softhca_wqe_data seg = {};
+				seg.byte_count = htole32(static_cast<uint32_t>(
+					rng() % (2 * pg)));
+				seg.lkey = htole32(rng() % 2 ? mr->lkey
+							     : mr->rkey);
+				seg.addr = htole64(rnd_addr());
+				memcpy(w, &seg, sizeof(w));
+			}
+			memcpy(sq_unit(q, q->sq_pi, i), w, sizeof(w));
+		}
+		auto *ctrl = reinterpret_cast<softhca_wqe_ctrl *>(
+			sq_unit(q, q->sq_pi, 0));
+		if (mode >= 1)
+			ctrl->wqe_index =
+				htole16(static_cast<uint16_t>(q->sq_pi));
+		if (mode >= 2) {
+			ctrl->opcode = ops[rng() % sizeof(ops)];
+			ctrl->ds = static_cast<uint8_t>(1 + rng() % (nbb * 4));
+			ctrl->flags &= ~SOFTHCA_WQE_F_INLINE;
+		}
+		if (mode >= 2 && ctrl->opcode >= SOFTHCA_WQE_RDMA_WRITE) {
+			/* a remote address near our MR, under its rkey */
+			softhca_wqe_raddr ra = {};
+			ra.addr = htole64(rnd_addr() & ~(rng() % 2 ? 7ULL : 0));
+			ra.rkey = htole32(mr->rkey);
+			memcpy(sq_unit(q, q->sq_pi, 1), &ra, sizeof(ra));
+		}
+		if (mode == 3)
+			ctrl->ds = static_cast<uint8_t>((nbb - 1) * 4 + 1 +
+							rng() % 4);
+		uint32_t slot = q->sq_pi & (q->sq_wqe_cnt - 1);
+		q->sq_wrid[slot] = 0xbad;
+		q->sq_nbb[slot] = static_cast<uint8_t>(nbb);
+		q->sq_wqe_head[slot] = q->sq_head++;
+		q->sq_pi += nbb;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		q->db->sq_pi = htole32(q->sq_pi);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		ioctl(wfd, SOFTHCA_WAKE_IOCTL,
+		      static_cast<unsigned long>(p.a->qp_num));
+
+		/* a good WRITE after it: done, or flushed if the QP failed */
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { reinterpret_cast<uintptr_t>(mid), 8, mr->lkey } },
+			  0x600d, IBV_SEND_SIGNALED,
+			  reinterpret_cast<uintptr_t>(mid) + 8, mr->rkey);
+		bool done = false;
+		double end = now_ms() + 5000;
+		while (!done && now_ms() < end) {
+			for (auto &wc : poll_n(p.cqa, 1, 50)) {
+				answered++;
+				if (wc.status > IBV_WC_TM_RNDV_INCOMPLETE)
+					bad_status++;
+				done = done || wc.wr_id == 0x600d;
+			}
+		}
+		if (!done)
+			stuck++;
+		if (getenv("SOFTHCA_GARBAGE_ROUNDS"))
+			fprintf(stderr,
+				"round %d: mode %u, %u BBs, opcode %u, ds "
+				"%u%s\n",
+				r, mode, nbb, ctrl->opcode, ctrl->ds,
+				done ? "" : ", no marker");
+	}
+	result(mr && !stuck && !bad_status && answered >= rounds,
+	       "garbage.every-wqe-answered",
+	       str(answered) + " completions, " + str(stuck) +
+		       " rounds without the marker, " + str(bad_status) +
+		       " unknown statuses");
+	bool clean = true;
+	for (size_t i = 0; i < pg; i++)
+		clean = clean && area[i] == 0xa5 && area[2 * pg + i] == 0xa5;
+	result(clean, "garbage.guard-pages-untouched");
+	{
+		Pair p(d);
+		Buf b(d.pd, pg, kAllAccess);
+		fill_random(b.p, 64);
+		post_send(p.a, IBV_WR_RDMA_WRITE,
+			  { { b.addr(), 64, b.mr->lkey } }, 1,
+			  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+		auto wa = poll_n(p.cqa, 1);
+		result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+			       !memcmp(b.p, b.p + 2048, 64),
+		       "garbage.card-still-works",
+		       wa.empty() ? "none" : wc_desc(wa[0]));
+	}
+	if (mr)
+		ibv_dereg_mr(mr);
+	munmap(area, 3 * pg);
+	close(wfd);
+}
+
 /* ---- the wake-up file ---------------------------------------------- */
 
 /* SOFTHCA_IB_METHOD_WAKE_FD_ALLOC with @nattrs attributes: the fd or -errno */
@@ -1327,9 +1492,10 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity", "imm", "unsignaled", "wrap",   "errors",
-			  "flush",     "rnr", "retry",	    "events", "overrun",
-			  "uc",	       "psn", "large",	    "stale",  "wake" };
+		tests = { "integrity", "imm",	  "unsignaled", "wrap",
+			  "errors",    "flush",	  "rnr",	"retry",
+			  "events",    "overrun", "uc",		"psn",
+			  "large",     "stale",	  "wake",	"garbage" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1361,6 +1527,11 @@ int main(int argc, char **argv)
 			test_large();
 		} else if (t == "stale") {
 			test_stale_lookups();
+		} else if (t == "garbage") {
+			test_garbage_wqes(
+				getenv("SOFTHCA_GARBAGE_ROUNDS")
+					? atoi(getenv("SOFTHCA_GARBAGE_ROUNDS"))
+					: 200);
 		} else if (t == "wake") {
 			test_wake_file();
 		} else {
