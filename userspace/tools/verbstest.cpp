@@ -1254,6 +1254,20 @@ void test_stale_lookups()
  */
 int alloc_wake_file(ibv_context *ctx, uint16_t nattrs);
 
+/* A 64-byte RDMA WRITE from A of @p lands intact; else @why says what. */
+bool write_roundtrip(Dev &d, Pair &p, std::string *why)
+{
+	Buf b(d.pd, 4096, kAllAccess);
+
+	fill_random(b.p, 64);
+	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 64, b.mr->lkey } }, 1,
+		  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
+	auto wa = poll_n(p.cqa, 1);
+	*why = wa.empty() ? "none" : wc_desc(wa[0]);
+	return wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+	       !memcmp(b.p, b.p + 2048, 64);
+}
+
 /* Unit @unit of basic block @bb of @q's send queue (wrapping). */
 uint8_t *sq_unit(softhca::Qp *q, uint32_t bb, uint32_t unit)
 {
@@ -1387,16 +1401,9 @@ void test_garbage_wqes(int rounds)
 	result(clean, "garbage.guard-pages-untouched");
 	{
 		Pair p(d);
-		Buf b(d.pd, pg, kAllAccess);
-		fill_random(b.p, 64);
-		post_send(p.a, IBV_WR_RDMA_WRITE,
-			  { { b.addr(), 64, b.mr->lkey } }, 1,
-			  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
-		auto wa = poll_n(p.cqa, 1);
-		result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
-			       !memcmp(b.p, b.p + 2048, 64),
-		       "garbage.card-still-works",
-		       wa.empty() ? "none" : wc_desc(wa[0]));
+		std::string why;
+		bool ok = write_roundtrip(d, p, &why);
+		result(ok, "garbage.card-still-works", why);
 	}
 	if (mr)
 		ibv_dereg_mr(mr);
@@ -1450,15 +1457,9 @@ void test_wake_file()
 
 		result(!e, "wake.call", "errno " + str(e));
 		/* and the card still works after it */
-		Buf b(d->pd, 4096, kAllAccess);
-		fill_random(b.p, 64);
-		post_send(p.a, IBV_WR_RDMA_WRITE,
-			  { { b.addr(), 64, b.mr->lkey } }, 1,
-			  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
-		auto wa = poll_n(p.cqa, 1);
-		result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
-			       !memcmp(b.p, b.p + 2048, 64),
-		       "wake.then-write", wa.empty() ? "none" : wc_desc(wa[0]));
+		std::string why;
+		bool ok = write_roundtrip(*d, p, &why);
+		result(ok, "wake.then-write", why);
 	}
 	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x81), 0);
 	result(e == ENOTTY, "wake.unknown-ioctl-enotty", "errno " + str(e));
@@ -1528,10 +1529,9 @@ int main(int argc, char **argv)
 		} else if (t == "stale") {
 			test_stale_lookups();
 		} else if (t == "garbage") {
-			test_garbage_wqes(
-				getenv("SOFTHCA_GARBAGE_ROUNDS")
-					? atoi(getenv("SOFTHCA_GARBAGE_ROUNDS"))
-					: 200);
+			const char *n = getenv("SOFTHCA_GARBAGE_ROUNDS");
+
+			test_garbage_wqes(n ? atoi(n) : 200);
 		} else if (t == "wake") {
 			test_wake_file();
 		} else {
