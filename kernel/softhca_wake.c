@@ -38,8 +38,10 @@ static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 	struct softhca_wake_file *wf;
 	long ret = 0;
 
-	if (cmd != SOFTHCA_WAKE_IOCTL)
+	if (cmd != SOFTHCA_WAKE_IOCTL) {
+		pr_debug("softhca: wake-up file: unknown ioctl %#x\n", cmd);
 		return -ENOTTY;
+	}
 	wf = container_of(filp->private_data, struct softhca_wake_file, uobj);
 	if (arg > U32_MAX) {	/* the doorbell register is 32 bits */
 		pr_debug("softhca: wake-up with QPN %#lx\n", arg);
@@ -51,6 +53,8 @@ static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 	else
 		ret = -EIO;
 	up_read(&wf->lock);
+	if (ret)
+		pr_debug("softhca: wake-up file of a closed context\n");
 	return ret;
 }
 

@@ -129,24 +129,20 @@ u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
 	struct softhca_hw_cursor d = { .sge = dst, .n = ndst };
 	struct softhca_hw_cursor s = { .sge = src, .n = nsrc };
 	u64 done = 0, since_resched = 0;
-	u32 dcontig, scontig;
-	void *dp, *sp;
+	u32 dcontig, scontig = len;
+	const void *sp = inline_src;
+	void *dp;
 
 	/* a small message in one contiguous piece each way: one memcpy */
 	if (ndst == 1 && (inline_src || nsrc == 1) && len <= dst->len &&
 	    len <= SZ_1M) {
 		dp = softhca_hw_mkey_ptr(hw, dst->mkey, dst->addr, &dcontig);
-		if (len <= dcontig && inline_src) {
-			memcpy(dp, inline_src, len);
-			return len;
-		}
-		if (len <= dcontig && len <= src->len) {
+		if (!sp && len <= src->len)
 			sp = softhca_hw_mkey_ptr(hw, src->mkey, src->addr,
 						 &scontig);
-			if (len <= scontig) {
-				memcpy(dp, sp, len);
-				return len;
-			}
+		if (sp && len <= dcontig && len <= scontig) {
+			memcpy(dp, sp, len);
+			return len;
 		}
 	}
 
@@ -157,7 +153,7 @@ u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
 		if (!dp)
 			break;
 		if (inline_src) {
-			sp = (void *)inline_src + done;
+			sp = inline_src + done;
 			slen = len - done;
 		} else {
 			sp = softhca_hw_cursor_piece(hw, &s, dlen, &slen);

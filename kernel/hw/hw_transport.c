@@ -91,9 +91,9 @@ static int softhca_hw_qp_dbrec(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 }
 
 /*
- * Read @len bytes of the SQ ring starting @off bytes into the ring. A basic
- * block that lies in one PAS block (they all do unless the SQ starts at an
- * odd offset) is read a word at a time.
+ * Read @len bytes (a multiple of 16) of the SQ ring starting @off bytes
+ * into the ring. A range that neither wraps the ring nor crosses a PAS
+ * block is read a word at a time.
  */
 static int softhca_hw_sq_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			      u64 off, void *buf, u32 len)
@@ -102,7 +102,7 @@ static int softhca_hw_sq_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	void *p;
 
 	off &= ring - 1;
-	if (len == SOFTHCA_WQEBB_SIZE) {
+	if (off + len <= ring) {
 		p = softhca_hw_pas_ptr(hw, &qp->pas, qp->sq_offset + off, len);
 		if (p) {
 			softhca_hw_load_words(buf, p, len);
