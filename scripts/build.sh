@@ -10,6 +10,7 @@ build_module() {
 	"$SOFTHCA_TOP/scripts/fetch-kernel.sh"
 	local log=$SOFTHCA_TOP/build/module.log
 	mkdir -p "$SOFTHCA_TOP/build"
+	softhca_heavy_lock
 	softhca_log "building kernel/softhca.ko for $SOFTHCA_KVER (W=1)"
 	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" W=1 modules \
 		>"$log" 2>&1; then

@@ -29,3 +29,16 @@ SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
 
 softhca_log() { printf '[softhca] %s\n' "$*" >&2; }
 softhca_die() { printf '[softhca] error: %s\n' "$*" >&2; exit 1; }
+
+# softhca_heavy_lock: one kernel build or VM at a time on this machine (it
+# has 2 CPUs), across checkouts and sessions. The lock is held on fd 7 until
+# the caller and its children exit; nested callers see SOFTHCA_HEAVY_LOCKED.
+softhca_heavy_lock() {
+	[ -n "${SOFTHCA_HEAVY_LOCKED:-}" ] && return 0
+	exec 7>>/tmp/softhca-heavy.lock
+	if ! flock -n 7; then
+		softhca_log "waiting for another kernel build or VM on this machine"
+		flock 7
+	fi
+	export SOFTHCA_HEAVY_LOCKED=1
+}

@@ -36,6 +36,7 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || softhca_die "usage: vm-run.sh [-t s] [-o dir] [-n] script"
 script=$(realpath "$1")
 [ -f "$SOFTHCA_VMLINUZ" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
+softhca_heavy_lock
 out=${out:-$SOFTHCA_CACHE/vm/last}
 rm -rf "$out"
 mkdir -p "$out"
