@@ -54,9 +54,23 @@ enum softhca_status_bits {
 	SOFTHCA_STATUS_SYNDROME_MASK	= 0xffu << 8,
 };
 
+/*
+ * CTRL.ENABLE starts the command queue. Clearing it resets the card: a
+ * command in progress is abandoned, the engine stops, no event is raised
+ * and no host memory is touched any more; STATUS.READY clears once that
+ * holds (the driver waits for it before it frees anything).
+ */
 enum softhca_ctrl_bits {
 	SOFTHCA_CTRL_ENABLE		= 0x1, /* start the command queue */
 };
+
+/*
+ * Interrupt vectors, as the driver uses them: the async EQ's, the command
+ * EQ's, then one per completion EQ.
+ */
+#define SOFTHCA_VEC_ASYNC		0
+#define SOFTHCA_VEC_CMD			1
+#define SOFTHCA_VEC_COMP_BASE		2
 
 /* SOFTHCA_REG_CMDQ_CAPS */
 #define SOFTHCA_CMDQ_CAPS_LOG_MAX_SIZE(v)	((v) & 0xff)
@@ -76,7 +90,9 @@ static inline __u32 softhca_eq_db(__u32 ci, int arm)
  * driver fills an entry, hands it over with CTRL_OWNER_HW and writes the
  * slot's bit to SOFTHCA_REG_CMD_DB. The device executes it, writes output,
  * status and syndrome, and clears CTRL_OWNER_HW. With CTRL_EVENT set it also
- * writes a SOFTHCA_EQE_CMD_DONE on the async EQ (events mode).
+ * writes a SOFTHCA_EQE_CMD_DONE on the command EQ (events mode), an EQ of
+ * its own that no other event shares, so a command completion is never
+ * lost to a flood of object events.
  */
 enum softhca_cmd_ctrl {
 	SOFTHCA_CMD_CTRL_OWNER_HW	= 0x1,
@@ -274,8 +290,9 @@ enum softhca_engine_state {
  * so an entry is new when its owner bit equals (ci >> log_size) & 1.
  */
 enum softhca_eq_type {
-	SOFTHCA_EQ_ASYNC		= 0,
-	SOFTHCA_EQ_COMP			= 1,
+	SOFTHCA_EQ_ASYNC		= 0,	/* events of objects and ports */
+	SOFTHCA_EQ_COMP			= 1,	/* completion events of CQs */
+	SOFTHCA_EQ_CMD			= 2,	/* command completions only */
 };
 
 struct softhca_eq_ctx {
@@ -299,6 +316,7 @@ struct softhca_eq_query_out {
 enum softhca_eqe_type {
 	SOFTHCA_EQE_COMP		= 0x01, /* obj: cqn */
 	SOFTHCA_EQE_CMD_DONE		= 0x02, /* obj: slot, data0: token */
+					/* (on the command EQ) */
 	SOFTHCA_EQE_CQ_ERROR		= 0x03, /* obj: cqn, data0: syndrome */
 	SOFTHCA_EQE_QP_FATAL		= 0x04, /* obj: qpn, data0: syndrome */
 	SOFTHCA_EQE_QP_LAST_WQE		= 0x05, /* obj: qpn */

@@ -9,7 +9,7 @@
 
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
-#include <linux/semaphore.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -67,15 +67,28 @@ struct softhca_cmd_slot {
 	u32 token;
 };
 
+/* The command interface's health (see softhca_cmd.c). */
+enum softhca_cmd_health {
+	SOFTHCA_CMD_HEALTHY,
+	SOFTHCA_CMD_RESETTING,		/* a command timed out: resetting */
+	SOFTHCA_CMD_DEAD,		/* reset: every command fails */
+};
+
 struct softhca_cmdq {
 	struct softhca_cmd_entry *entries;
 	dma_addr_t dma;
 	u32 log_size;
-	struct semaphore sem;		/* counts free slots */
-	spinlock_t lock;		/* protects free_slots */
+	/* free_slots, next_token, health; handing an entry over */
+	spinlock_t lock;
 	unsigned long free_slots;
 	u32 next_token;
+	enum softhca_cmd_health health;
+	wait_queue_head_t wait;		/* a slot freed, or health changed */
+	bool quiesced;			/* the card confirmed its reset */
+	unsigned int timeout_ms;	/* 0: the cmd_timeout_ms parameter */
 	bool events;			/* completions arrive as EQEs */
+	bool fatal_event;		/* registered: report a dead device */
+	struct work_struct fatal_work;	/* IB_EVENT_DEVICE_FATAL */
 	struct softhca_cmd_slot *slots;
 };
 
@@ -104,6 +117,7 @@ struct softhca_dev {
 	enum ib_event_type last_port_event;
 	struct softhca_dev_caps caps;
 	struct softhca_cmdq cmdq;
+	struct softhca_eq cmd_eq;	/* command completions */
 	struct softhca_eq async_eq;
 	struct softhca_eq *ceqs;
 	u32 num_ceqs;
@@ -236,6 +250,10 @@ void softhca_cmd_cleanup(struct softhca_dev *dev);
 int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 		     u32 in_len, void *out, u32 out_len);
 int softhca_cmd_status_to_errno(u8 status);
+const char *softhca_cmd_name(u16 opcode);
+int softhca_cmd_destroy(struct softhca_dev *dev, u16 opcode, u32 num);
+bool softhca_cmd_dead(struct softhca_dev *dev);
+bool softhca_cmd_dma_safe(struct softhca_dev *dev);
 void softhca_cmd_event(struct softhca_dev *dev, u32 slot, u32 token);
 
 /* softhca_device.c */
@@ -293,6 +311,7 @@ unsigned long softhca_umem_mr_block(struct ib_umem *umem,
 unsigned long softhca_umem_queue_block(struct ib_umem *umem,
 				       unsigned long pgsz_bitmap,
 				       u8 *page_offset);
+void softhca_umem_put(struct softhca_dev *dev, struct ib_umem *umem);
 
 /* softhca_dbrec.c */
 void softhca_dbrec_table_init(struct softhca_dbrec_table *t,
@@ -348,5 +367,8 @@ void softhca_debugfs_module_init(void);
 void softhca_debugfs_module_exit(void);
 int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int softhca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
+int softhca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
+int softhca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 
 #endif /* SOFTHCA_H */

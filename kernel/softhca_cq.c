@@ -42,17 +42,6 @@ static int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
 	return ret;
 }
 
-static void softhca_cq_hw_destroy(struct softhca_dev *dev, u32 cqn)
-{
-	struct softhca_obj_in in = { .num = cpu_to_le32(cqn) };
-	int ret;
-
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_CQ, &in, sizeof(in),
-			       NULL, 0);
-	if (ret)
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "DESTROY_CQ %u failed (%d)\n", cqn, ret);
-}
 
 int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
@@ -156,11 +145,11 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_xa:
 	xa_erase_bh(&dev->cqs, cq->cqn);
 err_hw:
-	softhca_cq_hw_destroy(dev, cq->cqn);
+	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_CQ, cq->cqn);
 err_db:
 	softhca_dbrec_unmap(&uctx->dbrecs, &cq->db);
 err_umem:
-	ib_umem_release(cq->umem);
+	softhca_umem_put(dev, cq->umem);
 	return ret;
 }
 
@@ -170,14 +159,17 @@ int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct softhca_cq *cq = to_scq(ibcq);
 	struct softhca_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
+	int ret;
 
 	/* the card stops first, then no EQ tasklet may still hold it */
-	softhca_cq_hw_destroy(dev, cq->cqn);
+	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_CQ, cq->cqn);
+	if (ret)
+		return ret;
 	xa_erase_bh(&dev->cqs, cq->cqn);
 	if (!refcount_dec_and_test(&cq->refcount))
 		wait_for_completion(&cq->free);
 	softhca_dbrec_unmap(&uctx->dbrecs, &cq->db);
-	ib_umem_release(cq->umem);
+	softhca_umem_put(dev, cq->umem);
 	return 0;
 }
 

@@ -115,7 +115,7 @@ static int softhca_dbrec_umem_pin(void *ctx, const void *owner,
 static void softhca_dbrec_umem_unpin(void *ctx, const void *owner,
 				     void *cookie)
 {
-	ib_umem_release(cookie);
+	softhca_umem_put(to_sdev(ctx), cookie);
 	mmdrop((struct mm_struct *)owner);
 }
 

@@ -2,8 +2,12 @@
 /*
  * softhca driver: what the card holds, for people and tests. The contexts
  * come from the card itself (QUERY_CQ/QUERY_MKEY/QUERY_EQ), shown in
- * debugfs under softhca/<ibdev>/ and as restrack driver attributes
- * ("rdma resource show cq|mr -dd").
+ * debugfs under softhca/<ibdev>/ (root only) and as restrack driver
+ * attributes ("rdma resource show cq|mr -dd"). Those attributes reach any
+ * user who may list resources, so they carry no key and no address: keys,
+ * IOVAs and DMA addresses are only in the raw contexts ("rdma resource
+ * show ... -r"), which ib_core gives to CAP_NET_ADMIN alone, as it hides
+ * its own key attributes from other users.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -111,6 +115,7 @@ static int softhca_eqs_show(struct seq_file *s, void *unused)
 	struct softhca_dev *dev = s->private;
 	u32 i;
 
+	softhca_eq_show(s, dev, &dev->cmd_eq);
 	softhca_eq_show(s, dev, &dev->async_eq);
 	for (i = 0; i < dev->num_ceqs; i++)
 		softhca_eq_show(s, dev, &dev->ceqs[i]);
@@ -190,8 +195,6 @@ int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	    rdma_nl_put_driver_u32(msg, "page_offset", q.ctx.pas.page_offset) ||
 	    rdma_nl_put_driver_u32(msg, "pas_entries",
 				   le32_to_cpu(q.ctx.pas.nblocks)) ||
-	    rdma_nl_put_driver_u64_hex(msg, "dbrec",
-				       le64_to_cpu(q.ctx.dbrec_addr)) ||
 	    rdma_nl_put_driver_u32(msg, "eqn", le32_to_cpu(q.ctx.eqn)) ||
 	    rdma_nl_put_driver_u32(msg, "uar", le32_to_cpu(q.ctx.uar)) ||
 	    rdma_nl_put_driver_u32(msg, "pi", le32_to_cpu(q.pi)) ||
@@ -215,16 +218,53 @@ int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u32_hex(msg, "mkey", le32_to_cpu(q.mkey)) ||
-	    rdma_nl_put_driver_u32(msg, "pdn", le32_to_cpu(q.ctx.pdn)) ||
+	if (rdma_nl_put_driver_u32(msg, "pdn", le32_to_cpu(q.ctx.pdn)) ||
 	    rdma_nl_put_driver_u64(msg, "block_size",
 				   softhca_block_size(&q.ctx.pas)) ||
 	    rdma_nl_put_driver_u32(msg, "pas_entries",
-				   le32_to_cpu(q.ctx.pas.nblocks)) ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", le64_to_cpu(q.ctx.iova))) {
+				   le32_to_cpu(q.ctx.pas.nblocks))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(msg, table);
 	return 0;
+}
+
+/* The card's context of an object, as QUERY_* returns it (admin only). */
+static int softhca_fill_raw(struct sk_buff *msg, struct softhca_dev *dev,
+			    u16 opcode, u32 num, size_t len)
+{
+	void *q = kzalloc(len, GFP_KERNEL);
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	ret = softhca_query(dev, opcode, num, q, len);
+	if (!ret)
+		ret = nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, len, q);
+	else
+		ret = 0;	/* destroyed meanwhile, or a dead card */
+	kfree(q);
+	return ret;
+}
+
+int softhca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	return softhca_fill_raw(msg, to_sdev(ibcq->device),
+				SOFTHCA_CMD_QUERY_CQ, to_scq(ibcq)->cqn,
+				sizeof(struct softhca_cq_query_out));
+}
+
+int softhca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	return softhca_fill_raw(msg, to_sdev(ibmr->device),
+				SOFTHCA_CMD_QUERY_MKEY, to_smr(ibmr)->mkey,
+				sizeof(struct softhca_mkey_query_out));
+}
+
+int softhca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	return softhca_fill_raw(msg, to_sdev(ibqp->device),
+				SOFTHCA_CMD_QUERY_QP, to_sqp(ibqp)->qpn,
+				sizeof(struct softhca_qp_attr));
 }

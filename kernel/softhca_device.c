@@ -52,7 +52,10 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.destroy_qp = softhca_destroy_qp,
 	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.fill_res_cq_entry = softhca_fill_res_cq_entry,
+	.fill_res_cq_entry_raw = softhca_fill_res_cq_entry_raw,
 	.fill_res_mr_entry = softhca_fill_res_mr_entry,
+	.fill_res_mr_entry_raw = softhca_fill_res_mr_entry_raw,
+	.fill_res_qp_entry_raw = softhca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
@@ -278,6 +281,8 @@ int softhca_probe(const char *name, struct net_device *ndev)
 		ret = -EEXIST;	/* the name was taken meanwhile */
 	if (ret)
 		goto err_registered_dealloc;
+	/* a card that dies from now on is reported to ib_core's clients */
+	dev->cmdq.fatal_event = true;
 
 	/* The netdev may have started going away while we registered. */
 	if (ndev->reg_state != NETREG_REGISTERED) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softhca driver: event queues and their interrupts. One async EQ (command
- * completions, CQ/QP errors) on vector 0 and one completion EQ per
- * completion vector, each on its own interrupt line and CPU. The hardirq
+ * softhca driver: event queues and their interrupts. One command EQ (the
+ * completions of commands, nothing else), one async EQ (CQ/QP errors and
+ * other object events) and one completion EQ per completion vector, each
+ * on its own interrupt line (SOFTHCA_VEC_*) and CPU. The hardirq
  * handler only schedules the EQ's tasklet; the tasklet consumes EQEs by
  * owner bit, dispatches them, writes the consumer index back and re-arms.
  */
@@ -11,7 +12,12 @@
 
 #include "softhca.h"
 
-#define SOFTHCA_ASYNC_EQ_LOG	8
+/*
+ * The async EQ carries events of every QP, CQ and SRQ: 4096 entries; a
+ * flood beyond that loses events (the card counts overruns), never a
+ * command completion, which has the command EQ to itself.
+ */
+#define SOFTHCA_ASYNC_EQ_LOG	12
 #define SOFTHCA_CEQ_LOG		10
 #define SOFTHCA_EQ_BUDGET	64
 
@@ -155,37 +161,32 @@ static int softhca_eq_create(struct softhca_dev *dev, struct softhca_eq *eq,
 	return 0;
 
 err_destroy:
-	{
-		struct softhca_obj_in in = { .num = cpu_to_le32(eq->eqn) };
-
-		softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_EQ, &in, sizeof(in),
-				 NULL, 0);
-	}
+	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_EQ, eq->eqn);
 err_buf:
-	dma_free_coherent(dma_dev, size, eq->buf, eq->dma);
+	if (softhca_cmd_dma_safe(dev))
+		dma_free_coherent(dma_dev, size, eq->buf, eq->dma);
 	return ret;
 }
 
 /* Teardown order: quiesce the IRQ, kill the tasklet, then destroy. */
 static void softhca_eq_destroy(struct softhca_dev *dev, struct softhca_eq *eq)
 {
-	struct softhca_obj_in in = { .num = cpu_to_le32(eq->eqn) };
-	int ret;
+	bool gone;
 
 	if (!eq->created)
 		return;
 	disable_irq(eq->irq);		/* also synchronize_irq() */
 	tasklet_kill(&eq->tasklet);
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_EQ, &in, sizeof(in),
-			       NULL, 0);
-	if (ret)
-		ibdev_warn(&dev->ibdev, "DESTROY_EQ %u failed (%d)\n", eq->eqn,
-			   ret);
+	gone = !softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_EQ, eq->eqn);
+	if (!gone)
+		ibdev_warn(&dev->ibdev, "DESTROY_EQ %u failed: its buffer stays the card's\n",
+			   eq->eqn);
 	irq_update_affinity_hint(eq->irq, NULL);
 	free_irq(eq->irq, eq);
-	dma_free_coherent(softhca_hw_device(dev->hw),
-			  sizeof(struct softhca_eqe) << eq->log_size, eq->buf,
-			  eq->dma);
+	if (gone && softhca_cmd_dma_safe(dev))
+		dma_free_coherent(softhca_hw_device(dev->hw),
+				  sizeof(struct softhca_eqe) << eq->log_size,
+				  eq->buf, eq->dma);
 	eq->created = false;
 }
 
@@ -194,24 +195,32 @@ static void softhca_eq_destroy(struct softhca_dev *dev, struct softhca_eq *eq)
  * @dev: the device
  * @name: the ib_device name, for the IRQ names
  *
- * Commands complete by polling until the async EQ is up, by EQE after.
- * There is one completion EQ per online CPU, up to the card's maximum.
+ * Commands complete by polling until the command EQ is up, by EQE after;
+ * it holds twice as many entries as there are command slots, so it never
+ * fills. There is one completion EQ per online CPU, up to the card's
+ * maximum.
  */
 int softhca_eqs_init(struct softhca_dev *dev, const char *name)
 {
 	u32 n, i;
 	int ret;
 
-	snprintf(dev->async_eq.name, sizeof(dev->async_eq.name), "%s-async",
-		 name);
-	ret = softhca_eq_create(dev, &dev->async_eq, SOFTHCA_EQ_ASYNC, 0,
-				SOFTHCA_ASYNC_EQ_LOG, -1);
+	snprintf(dev->cmd_eq.name, sizeof(dev->cmd_eq.name), "%s-cmd", name);
+	ret = softhca_eq_create(dev, &dev->cmd_eq, SOFTHCA_EQ_CMD,
+				SOFTHCA_VEC_CMD, dev->cmdq.log_size + 1, -1);
 	if (ret)
 		return ret;
 	dev->cmdq.events = true;
 
+	snprintf(dev->async_eq.name, sizeof(dev->async_eq.name), "%s-async",
+		 name);
+	ret = softhca_eq_create(dev, &dev->async_eq, SOFTHCA_EQ_ASYNC,
+				SOFTHCA_VEC_ASYNC, SOFTHCA_ASYNC_EQ_LOG, -1);
+	if (ret)
+		goto err;
+
 	n = min3(num_online_cpus(), dev->caps.max_comp_vectors,
-		 softhca_hw_num_vectors(dev->hw) - 1);
+		 softhca_hw_num_vectors(dev->hw) - SOFTHCA_VEC_COMP_BASE);
 	dev->ceqs = kcalloc(n, sizeof(*dev->ceqs), GFP_KERNEL);
 	if (!dev->ceqs) {
 		ret = -ENOMEM;
@@ -221,7 +230,8 @@ int softhca_eqs_init(struct softhca_dev *dev, const char *name)
 		struct softhca_eq *eq = &dev->ceqs[i];
 
 		snprintf(eq->name, sizeof(eq->name), "%s-ceq%u", name, i);
-		ret = softhca_eq_create(dev, eq, SOFTHCA_EQ_COMP, i + 1,
+		ret = softhca_eq_create(dev, eq, SOFTHCA_EQ_COMP,
+					SOFTHCA_VEC_COMP_BASE + i,
 					SOFTHCA_CEQ_LOG,
 					cpumask_local_spread(i, NUMA_NO_NODE));
 		if (ret)
@@ -244,7 +254,8 @@ void softhca_eqs_cleanup(struct softhca_dev *dev)
 	kfree(dev->ceqs);
 	dev->ceqs = NULL;
 	dev->num_ceqs = 0;
-	/* the async EQ's own destruction completes by polling */
-	dev->cmdq.events = false;
 	softhca_eq_destroy(dev, &dev->async_eq);
+	/* the command EQ's own destruction completes by polling */
+	dev->cmdq.events = false;
+	softhca_eq_destroy(dev, &dev->cmd_eq);
 }

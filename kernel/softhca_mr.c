@@ -21,14 +21,6 @@ static u32 softhca_mr_access(int access)
 		SOFTHCA_ACCESS_REMOTE_ATOMIC : 0);
 }
 
-static int softhca_mr_destroy_mkey(struct softhca_dev *dev, u32 mkey)
-{
-	struct softhca_obj_in in = { .num = cpu_to_le32(mkey) };
-
-	return softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_MKEY, &in, sizeof(in),
-				NULL, 0);
-}
-
 struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
@@ -49,6 +41,12 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > dev->caps.max_mr_size) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: length %llu out of range\n",
 			  length);
+		return ERR_PTR(-EINVAL);
+	}
+	if (iova + length < iova || start + length < start) {
+		ibdev_dbg(&dev->ibdev,
+			  "reg_mr: 0x%llx+%llu (iova 0x%llx) wraps around\n",
+			  start, length, iova);
 		return ERR_PTR(-EINVAL);
 	}
 	if (udata && udata->inlen &&
@@ -102,9 +100,9 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_mkey:
-	softhca_mr_destroy_mkey(dev, mr->mkey);
+	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, mr->mkey);
 err_umem:
-	ib_umem_release(mr->umem);
+	softhca_umem_put(dev, mr->umem);
 err_free:
 	kfree(mr);
 	return ERR_PTR(ret);
@@ -116,13 +114,11 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_mr *mr = to_smr(ibmr);
 	int ret;
 
-	ret = softhca_mr_destroy_mkey(dev, mr->mkey);
+	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, mr->mkey);
 	if (ret)
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "DESTROY_MKEY 0x%x failed (%d)\n",
-				       mr->mkey, ret);
+		return ret;
 	xa_erase(&dev->mrs, SOFTHCA_MKEY_INDEX(mr->mkey));
-	ib_umem_release(mr->umem);
+	softhca_umem_put(dev, mr->umem);
 	kfree(mr);
 	return 0;
 }

@@ -53,18 +53,25 @@ void softhca_pas_link(__le64 **pages, const dma_addr_t *dma, u32 npages)
  * @pages: the list pages
  * @npages: their number
  *
- * Return: the number of entries written (ib_umem_num_dma_blocks()).
+ * Entries beyond what @npages list pages hold are counted, never written.
+ *
+ * Return: the number of blocks (ib_umem_num_dma_blocks()); the caller
+ * checks it against the number the list was sized for.
  */
 u32 softhca_pas_fill_umem(struct ib_umem *umem, unsigned long pgsz,
 			  __le64 **pages, u32 npages)
 {
+	u32 room = npages ? npages * SOFTHCA_PAS_DATA_SLOTS + 1 : 0;
 	struct ib_block_iter biter;
 	u32 i = 0, page, slot;
 
 	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
-		softhca_pas_slot(i++, npages, &page, &slot);
-		pages[page][slot] =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		if (i < room) {
+			softhca_pas_slot(i, npages, &page, &slot);
+			pages[page][slot] =
+				cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		}
+		i++;
 	}
 	return i;
 }
@@ -104,7 +111,9 @@ void softhca_pas_free(struct softhca_dev *dev, struct softhca_pas_buf *pb)
 	struct device *dma_dev = softhca_hw_device(dev->hw);
 	u32 i;
 
-	for (i = 0; pb->pages && i < pb->npages; i++)
+	/* a card that did not confirm its reset may still read the list */
+	for (i = 0; pb->pages && softhca_cmd_dma_safe(dev) && i < pb->npages;
+	     i++)
 		if (pb->pages[i])
 			dma_free_coherent(dma_dev, SOFTHCA_PAS_PAGE_SIZE,
 					  pb->pages[i], pb->dma[i]);

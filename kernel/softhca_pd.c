@@ -23,23 +23,17 @@ int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
 		if (ret) {
-			softhca_dealloc_pd(ibpd, udata);
+			softhca_cmd_destroy(dev, SOFTHCA_CMD_DEALLOC_PD,
+					    pd->pdn);
 			return ret;
 		}
 	}
 	return 0;
 }
 
+/* Return: 0, or the card's error (-EBUSY: MKEYs or QPs still use it). */
 int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct softhca_dev *dev = to_sdev(ibpd->device);
-	struct softhca_obj_in in = { .num = cpu_to_le32(to_spd(ibpd)->pdn) };
-	int ret;
-
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_DEALLOC_PD, &in, sizeof(in),
-			       NULL, 0);
-	if (ret)
-		ibdev_warn_ratelimited(&dev->ibdev, "DEALLOC_PD failed (%d)\n",
-				       ret);
-	return 0;
+	return softhca_cmd_destroy(to_sdev(ibpd->device),
+				   SOFTHCA_CMD_DEALLOC_PD, to_spd(ibpd)->pdn);
 }

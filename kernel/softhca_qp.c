@@ -126,17 +126,6 @@ static int softhca_qp_hw_create(struct softhca_dev *dev, struct softhca_qp *qp,
 	return ret;
 }
 
-static void softhca_qp_hw_destroy(struct softhca_dev *dev, u32 qpn)
-{
-	struct softhca_obj_in in = { .num = cpu_to_le32(qpn) };
-	int ret;
-
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_DESTROY_QP, &in, sizeof(in),
-			       NULL, 0);
-	if (ret)
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "DESTROY_QP %u failed (%d)\n", qpn, ret);
-}
 
 static int softhca_qp_check_init_attr(struct softhca_dev *dev,
 				      struct ib_qp_init_attr *attr)
@@ -258,11 +247,11 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 err_xa:
 	xa_erase_bh(&dev->qps, qp->qpn);
 err_hw:
-	softhca_qp_hw_destroy(dev, qp->qpn);
+	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_QP, qp->qpn);
 err_db:
 	softhca_dbrec_unmap(&uctx->dbrecs, &qp->db);
 err_umem:
-	ib_umem_release(qp->umem);
+	softhca_umem_put(dev, qp->umem);
 	return ret;
 }
 
@@ -272,14 +261,17 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softhca_qp *qp = to_sqp(ibqp);
 	struct softhca_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
+	int ret;
 
 	/* the card lets go of the QP (its engine too), then the EQ tasklet */
-	softhca_qp_hw_destroy(dev, qp->qpn);
+	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_QP, qp->qpn);
+	if (ret)
+		return ret;
 	xa_erase_bh(&dev->qps, qp->qpn);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
 	softhca_dbrec_unmap(&uctx->dbrecs, &qp->db);
-	ib_umem_release(qp->umem);
+	softhca_umem_put(dev, qp->umem);
 	return 0;
 }
 

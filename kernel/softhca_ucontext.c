@@ -27,15 +27,11 @@ static int softhca_uar_alloc(struct softhca_dev *dev, u32 *index)
 
 static void softhca_uar_free(struct softhca_dev *dev, u32 index)
 {
-	struct softhca_obj_in in = { .num = cpu_to_le32(index) };
-	int ret;
-
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_DEALLOC_UAR, &in, sizeof(in),
-			       NULL, 0);
-	if (ret)
+	/* ib_core destroyed every object on it first: it cannot be busy */
+	if (softhca_cmd_destroy(dev, SOFTHCA_CMD_DEALLOC_UAR, index))
 		ibdev_warn_ratelimited(&dev->ibdev,
-				       "DEALLOC_UAR %u failed (%d)\n", index,
-				       ret);
+				       "DEALLOC_UAR %u failed: its page stays the card's\n",
+				       index);
 }
 
 int softhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -136,19 +132,26 @@ int softhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		ret = -EPERM;
 		goto out;
 	}
-	/* a BAR page: not copied on fork, not grown, not dumped */
+	/*
+	 * A BAR page: not copied on fork, not grown, not dumped. Mapped
+	 * through rdma_user_mmap_io() so that uverbs zaps the mapping when
+	 * the device goes away under the process (disassociate).
+	 */
 	softhca_vma_mod_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 			      VM_MAYEXEC);
-	ret = vm_insert_page(vma, vma->vm_start, entry->page);
+	ret = rdma_user_mmap_io(ibuc, vma, page_to_pfn(entry->page), PAGE_SIZE,
+				vma->vm_page_prot, rdma);
 out:
 	rdma_user_mmap_entry_put(rdma);
 	return ret;
 }
 
 /*
- * The device is going away under an open context: ib_core destroys the
- * context's objects; the UAR mapping keeps its own page reference, so the
- * process may still touch the (now idle) page until it unmaps it.
+ * The device is going away under an open context. uverbs has already
+ * zapped the UAR mapping (it was made with rdma_user_mmap_io()): a later
+ * touch finds a private zero page, never the card's. It then destroys the
+ * context's objects and tells the process IBV_EVENT_DEVICE_FATAL; nothing
+ * is left for the driver to do here.
  */
 void softhca_disassociate_ucontext(struct ib_ucontext *ibuc)
 {

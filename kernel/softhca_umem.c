@@ -54,3 +54,19 @@ unsigned long softhca_umem_queue_block(struct ib_umem *umem,
 	}
 	return 0;
 }
+
+/*
+ * Unpin user memory the card was given. A card that died without
+ * confirming its reset might still write there: the pages stay pinned
+ * (leaked) rather than go back to the process under it.
+ */
+void softhca_umem_put(struct softhca_dev *dev, struct ib_umem *umem)
+{
+	if (!softhca_cmd_dma_safe(dev)) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "leaving %zu bytes of user memory pinned for a dead card\n",
+				       umem->length);
+		return;
+	}
+	ib_umem_release(umem);
+}

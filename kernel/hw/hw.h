@@ -17,10 +17,9 @@
 
 #include "../../include/softhca_prm.h"
 #include "softhca_hw.h"
+#include "hw_limits.h"
 
 struct platform_device;
-
-#define SOFTHCA_HW_GID_TBL_LEN	64
 
 /* The block sizes the card's PAS/MTT takes: the CPU's page sizes. */
 #define SOFTHCA_HW_BLOCK_SIZES	(SZ_4K | SZ_2M | SZ_1G)
@@ -55,6 +54,14 @@ struct softhca_hw {
 	u32 cmdq_log_size;
 	bool cmdq_enabled;
 	struct mutex cmd_mutex;		/* serialises command execution */
+	wait_queue_head_t cmd_stall;	/* fault injection: a hung command */
+	u32 cmds_aborted;		/* commands a reset cut short */
+	/*
+	 * Set by a reset (CTRL.ENABLE cleared): the card has stopped its
+	 * engine and raises no event; it touches host memory no more.
+	 * Written under engine_lock; read locklessly to skip work.
+	 */
+	bool halted;
 
 	/* objects, indexed by their numbers; changed under cmd_mutex */
 	struct xarray pds;
@@ -64,7 +71,8 @@ struct softhca_hw {
 	struct xarray mkeys;
 	struct xarray qps;
 	u32 mkey_variant;
-	struct softhca_hw_eq *async_eq;
+	struct softhca_hw_eq __rcu *async_eq;	/* events of objects */
+	struct softhca_hw_eq __rcu *cmd_eq;	/* command completions */
 
 	/* the port's GID table, as SET_GID loaded it */
 	u8 gids[SOFTHCA_HW_GID_TBL_LEN][16];
@@ -351,6 +359,7 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 		       u8 type, u32 obj, u32 data0, u32 data1);
 int softhca_hw_async_event(struct softhca_hw *hw, u8 type, u32 obj,
 			   u32 data0, u32 data1);
+int softhca_hw_cmd_done_event(struct softhca_hw *hw, u32 slot, u32 token);
 void softhca_hw_eqs_cleanup(struct softhca_hw *hw);
 
 /* hw_cq.c */
@@ -377,6 +386,7 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 /* hw_gid.c */
 u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid);
+bool softhca_hw_gid_matches(struct softhca_hw *hw, u32 index, const u8 *gid);
 
 /* hw_qp.c */
 u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw,
@@ -411,6 +421,8 @@ u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
 int softhca_hw_engine_start(struct softhca_hw *hw);
 void softhca_hw_engine_stop(struct softhca_hw *hw);
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn);
+void softhca_hw_engine_halt(struct softhca_hw *hw);
+void softhca_hw_engine_resume(struct softhca_hw *hw);
 void softhca_hw_engine_add_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 void softhca_hw_engine_del_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 void softhca_hw_uar_publish(struct softhca_hw *hw, struct softhca_hw_uar *uar);

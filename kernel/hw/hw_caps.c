@@ -32,7 +32,7 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 				       SOFTHCA_FW_MINOR << 16 | SOFTHCA_FW_SUB);
 	caps->node_guid = cpu_to_le64(guid);
 	caps->sys_image_guid = cpu_to_le64(guid);
-	caps->max_mr_size = cpu_to_le64(1ULL << 40);
+	caps->max_mr_size = cpu_to_le64(SOFTHCA_HW_MAX_MR_SIZE);
 	/* The MTT takes the CPU's page sizes: 4 KiB, 2 MiB and 1 GiB. */
 	caps->page_size_cap = cpu_to_le64(SOFTHCA_HW_BLOCK_SIZES);
 	caps->vendor_id = cpu_to_le32(SOFTHCA_VENDOR_ID);
@@ -41,31 +41,27 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 	caps->cap_flags = cpu_to_le32(SOFTHCA_CAP_RC | SOFTHCA_CAP_UC |
 				      SOFTHCA_CAP_ATOMIC |
 				      SOFTHCA_CAP_CMD_EVENTS);
-	caps->max_qp = cpu_to_le32(1 << 16);
-	caps->max_qp_wr = cpu_to_le32(1 << 15);
-	caps->max_sge = cpu_to_le32(16);
-	caps->max_sge_rd = cpu_to_le32(16);
-	caps->max_cq = cpu_to_le32(1 << 16);
-	caps->max_cqe = cpu_to_le32((1 << 22) - 1);
-	caps->max_mr = cpu_to_le32(1 << 20);
-	caps->max_pd = cpu_to_le32(1 << 16);
-	caps->max_srq = cpu_to_le32(1 << 14);
-	caps->max_srq_wr = cpu_to_le32(1 << 15);
-	caps->max_srq_sge = cpu_to_le32(16);
-	caps->max_qp_rd_atom = cpu_to_le32(16);
-	caps->max_qp_init_rd_atom = cpu_to_le32(16);
-	caps->max_inline_data = cpu_to_le32(256);
-	caps->max_uar = cpu_to_le32(1 << 12);
-	caps->max_eq = cpu_to_le32(SOFTHCA_MAX_EQS);
-	caps->max_comp_vectors = cpu_to_le32(32);
-	caps->log_max_eq_size = cpu_to_le32(16);
-	caps->max_msg_size = cpu_to_le32(1U << 31);
-	caps->max_mtu = cpu_to_le32(4096);
-	caps->gid_table_len = cpu_to_le32(64);
-	caps->local_ca_ack_delay = cpu_to_le32(15);
+	caps->max_qp = cpu_to_le32(SOFTHCA_HW_COUNT(QP));
+	caps->max_qp_wr = cpu_to_le32(SOFTHCA_HW_MAX_QP_WR);
+	caps->max_sge = cpu_to_le32(SOFTHCA_HW_MAX_SGE);
+	caps->max_sge_rd = cpu_to_le32(SOFTHCA_HW_MAX_SGE);
+	caps->max_cq = cpu_to_le32(SOFTHCA_HW_COUNT(CQ));
+	caps->max_cqe = cpu_to_le32(BIT(SOFTHCA_HW_LOG_MAX_CQ) - 1);
+	caps->max_mr = cpu_to_le32(SOFTHCA_HW_COUNT(MKEY));
+	caps->max_pd = cpu_to_le32(SOFTHCA_HW_COUNT(PD));
+	caps->max_qp_rd_atom = cpu_to_le32(SOFTHCA_HW_MAX_RD_ATOM);
+	caps->max_qp_init_rd_atom = cpu_to_le32(SOFTHCA_HW_MAX_RD_ATOM);
+	caps->max_inline_data = cpu_to_le32(SOFTHCA_HW_MAX_INLINE);
+	caps->max_uar = cpu_to_le32(SOFTHCA_HW_COUNT(UAR));
+	caps->max_eq = cpu_to_le32(SOFTHCA_HW_COUNT(EQ));
+	caps->max_comp_vectors = cpu_to_le32(SOFTHCA_HW_MAX_COMP_VECTORS);
+	caps->log_max_eq_size = cpu_to_le32(SOFTHCA_HW_LOG_MAX_EQ);
+	caps->max_msg_size = cpu_to_le32(SOFTHCA_HW_MAX_MSG);
+	caps->max_mtu = cpu_to_le32(SOFTHCA_HW_MAX_MTU);
+	caps->gid_table_len = cpu_to_le32(SOFTHCA_HW_GID_TBL_LEN);
+	caps->local_ca_ack_delay = cpu_to_le32(SOFTHCA_HW_ACK_DELAY);
 	caps->cqe_size = cpu_to_le32(SOFTHCA_CQE_SIZE);
 	caps->dbrec_align = cpu_to_le32(8);
-	caps->max_ah = cpu_to_le32(1 << 16);
 }
 
 u8 softhca_hw_cmd_query_caps(struct softhca_hw *hw,

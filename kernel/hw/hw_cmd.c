@@ -3,10 +3,43 @@
  * softhca device model: the command processor. It fetches rung entries from
  * the command queue in host memory, reads the input mailbox, runs the
  * command, writes the output mailbox and hands the entry back to the driver.
+ *
+ * Fault injection, for testing the driver's handling of a hung card:
+ * hw_fault_cmd_stall names an opcode whose commands hang for
+ * hw_fault_cmd_stall_ms before they run, holding up every command behind
+ * them, as a wedged firmware would; a reset (CTRL.ENABLE cleared) abandons
+ * a hung command, which then never runs.
  */
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "hw.h"
+
+static unsigned int hw_fault_cmd_stall;
+module_param(hw_fault_cmd_stall, uint, 0644);
+MODULE_PARM_DESC(hw_fault_cmd_stall,
+		 "Fault injection: the opcode of commands the card hangs on (0: none)");
+
+static unsigned int hw_fault_cmd_stall_ms = 60000;
+module_param(hw_fault_cmd_stall_ms, uint, 0644);
+MODULE_PARM_DESC(hw_fault_cmd_stall_ms,
+		 "Fault injection: how long such a command hangs (ms)");
+
+/* Hang on @opcode if told to; false when a reset abandoned the command. */
+static bool softhca_hw_cmd_fault_stall(struct softhca_hw *hw, u16 opcode)
+{
+	unsigned int ms = READ_ONCE(hw_fault_cmd_stall_ms);
+
+	if (!opcode || opcode != READ_ONCE(hw_fault_cmd_stall))
+		return true;
+	wait_event_timeout(hw->cmd_stall, !READ_ONCE(hw->cmdq_enabled),
+			   msecs_to_jiffies(ms));
+	if (READ_ONCE(hw->cmdq_enabled))
+		return true;
+	hw->cmds_aborted++;
+	return false;
+}
 
 struct softhca_hw_cmd_desc {
 	u16 opcode;
@@ -106,6 +139,8 @@ static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
 	if (!(e.ctrl & SOFTHCA_CMD_CTRL_OWNER_HW))
 		return;	/* rung, but not handed over: nothing to do */
 
+	if (!softhca_hw_cmd_fault_stall(hw, le16_to_cpu(e.opcode)))
+		return;	/* reset while hung: the entry stays the driver's */
 	c.in_len = le32_to_cpu(e.in_len);
 	c.out_len = le32_to_cpu(e.out_len);
 	in_addr = le64_to_cpu(e.in_addr);
@@ -145,8 +180,7 @@ static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
 						     ctrl), &ctrl, 1))
 		return;
 	if (ctrl & SOFTHCA_CMD_CTRL_EVENT)
-		softhca_hw_async_event(hw, SOFTHCA_EQE_CMD_DONE, slot,
-				       le32_to_cpu(e.token), 0);
+		softhca_hw_cmd_done_event(hw, slot, le32_to_cpu(e.token));
 }
 
 static void softhca_hw_cmd_work(struct work_struct *work)
@@ -201,9 +235,12 @@ void softhca_hw_cmd_enable(struct softhca_hw *hw, bool enable)
 	u32 log;
 
 	if (!enable) {
+		/* reset: abandon a hung command, stop the engine, then say so */
 		WRITE_ONCE(hw->cmdq_enabled, false);
+		wake_up_all(&hw->cmd_stall);
 		flush_work(&hw->cmd_work);
 		atomic_long_set(&hw->cmd_pending, 0);
+		softhca_hw_engine_halt(hw);
 		status &= ~SOFTHCA_STATUS_READY;
 		WRITE_ONCE(*status_reg, cpu_to_le32(status));
 		return;
@@ -222,6 +259,7 @@ void softhca_hw_cmd_enable(struct softhca_hw *hw, bool enable)
 	}
 	hw->cmdq_dma = addr;
 	hw->cmdq_log_size = log;
+	softhca_hw_engine_resume(hw);
 	WRITE_ONCE(hw->cmdq_enabled, true);
 	status = (status & ~SOFTHCA_STATUS_FATAL) | SOFTHCA_STATUS_READY;
 	WRITE_ONCE(*status_reg, cpu_to_le32(status));
@@ -231,4 +269,5 @@ void softhca_hw_cmd_init(struct softhca_hw *hw)
 {
 	INIT_WORK(&hw->cmd_work, softhca_hw_cmd_work);
 	mutex_init(&hw->cmd_mutex);
+	init_waitqueue_head(&hw->cmd_stall);
 }

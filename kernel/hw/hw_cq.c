@@ -10,9 +10,6 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_CQ	BIT(16)
-#define SOFTHCA_HW_LOG_MAX_CQ	22
-
 static void softhca_hw_cq_free(struct softhca_hw_cq *cq)
 {
 	softhca_hw_pas_free(&cq->pas);
@@ -70,7 +67,7 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(cq);
 		return st;
 	}
-	if (xa_alloc(&hw->cqs, &cqn, cq, XA_LIMIT(1, SOFTHCA_HW_MAX_CQ - 1),
+	if (xa_alloc(&hw->cqs, &cqn, cq, XA_LIMIT(SOFTHCA_HW_CQ_FIRST, SOFTHCA_HW_CQ_LAST),
 		     GFP_KERNEL)) {
 		softhca_hw_cq_free(cq);
 		c->syndrome = SOFTHCA_SYND_CQ_LIMIT;

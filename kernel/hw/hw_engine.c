@@ -99,6 +99,8 @@ static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 	bool work = false;
 
 	lockdep_assert_held(&hw->engine_lock);
+	if (hw->halted)
+		return false;
 	list_for_each_entry_safe(qp, tmp, &hw->engine_qps, engine) {
 		if (qp->state == SOFTHCA_QPS_ERR)
 			work |= softhca_hw_qp_flush(hw, qp);
@@ -264,6 +266,8 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {
 	ktime_t next;
 
+	if (READ_ONCE(hw->halted))
+		return;
 	if (READ_ONCE(engine_kick_inline) && softhca_hw_engine_kick_lock(hw)) {
 		next = KTIME_MAX;
 		softhca_hw_engine_pass(hw, &next);
@@ -276,6 +280,24 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 	}
 	atomic_set(&hw->engine_kicked, 1);
 	wake_up_process(hw->engine);
+}
+
+/*
+ * A reset stops the engine: once this returns no pass runs and none will,
+ * so the card touches no queue or buffer any more.
+ */
+void softhca_hw_engine_halt(struct softhca_hw *hw)
+{
+	mutex_lock(&hw->engine_lock);
+	WRITE_ONCE(hw->halted, true);
+	mutex_unlock(&hw->engine_lock);
+}
+
+void softhca_hw_engine_resume(struct softhca_hw *hw)
+{
+	mutex_lock(&hw->engine_lock);
+	WRITE_ONCE(hw->halted, false);
+	mutex_unlock(&hw->engine_lock);
 }
 
 int softhca_hw_engine_start(struct softhca_hw *hw)

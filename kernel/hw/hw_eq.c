@@ -5,12 +5,15 @@
  * interrupt line if the EQ is armed, and disarms it. The driver consumes,
  * writes its consumer index to the EQ's doorbell register and re-arms; if
  * EQEs arrived meanwhile the card raises the line again at once.
+ *
+ * Command completions have an EQ of their own (SOFTHCA_EQ_CMD), at least
+ * as large as the command queue, so it can never overflow; object events
+ * go to the async EQ. The card finds both under RCU: DESTROY_EQ clears
+ * the pointer and waits for a grace period before it frees the EQ.
  */
 #include <linux/slab.h>
 
 #include "hw.h"
-
-#define SOFTHCA_HW_LOG_MAX_EQ	16
 
 static struct softhca_hw_eq *softhca_hw_eq_get(struct softhca_hw *hw, u32 eqn)
 {
@@ -36,13 +39,21 @@ u8 softhca_hw_cmd_create_eq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		c->syndrome = SOFTHCA_SYND_EQ_SIZE;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
-	if (ctx->type != SOFTHCA_EQ_ASYNC && ctx->type != SOFTHCA_EQ_COMP) {
+	if (ctx->type != SOFTHCA_EQ_ASYNC && ctx->type != SOFTHCA_EQ_COMP &&
+	    ctx->type != SOFTHCA_EQ_CMD) {
 		c->syndrome = SOFTHCA_SYND_EQ_TYPE;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
-	if (ctx->type == SOFTHCA_EQ_ASYNC && hw->async_eq) {
+	if ((ctx->type == SOFTHCA_EQ_ASYNC &&
+	     rcu_access_pointer(hw->async_eq)) ||
+	    (ctx->type == SOFTHCA_EQ_CMD && rcu_access_pointer(hw->cmd_eq))) {
 		c->syndrome = SOFTHCA_SYND_EQ_TYPE;
 		return SOFTHCA_CMD_STAT_BAD_STATE;
+	}
+	/* one completion per command slot must always fit */
+	if (ctx->type == SOFTHCA_EQ_CMD && ctx->log_size < hw->cmdq_log_size) {
+		c->syndrome = SOFTHCA_SYND_EQ_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
 	if (vector >= hw->nvec) {
 		c->syndrome = SOFTHCA_SYND_EQ_VECTOR;
@@ -65,7 +76,7 @@ u8 softhca_hw_cmd_create_eq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(eq);
 		return st;
 	}
-	if (xa_alloc(&hw->eqs, &eqn, eq, XA_LIMIT(0, SOFTHCA_MAX_EQS - 1),
+	if (xa_alloc(&hw->eqs, &eqn, eq, XA_LIMIT(SOFTHCA_HW_EQ_FIRST, SOFTHCA_HW_EQ_LAST),
 		     GFP_KERNEL)) {
 		softhca_hw_eq_free(eq);
 		c->syndrome = SOFTHCA_SYND_EQ_LIMIT;
@@ -73,7 +84,9 @@ u8 softhca_hw_cmd_create_eq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 	eq->eqn = eqn;
 	if (eq->type == SOFTHCA_EQ_ASYNC)
-		WRITE_ONCE(hw->async_eq, eq);
+		rcu_assign_pointer(hw->async_eq, eq);
+	else if (eq->type == SOFTHCA_EQ_CMD)
+		rcu_assign_pointer(hw->cmd_eq, eq);
 	out->num = cpu_to_le32(eqn);
 	return SOFTHCA_CMD_STAT_OK;
 }
@@ -93,10 +106,12 @@ u8 softhca_hw_cmd_destroy_eq(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_EQ_BUSY;
 		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
 	}
-	if (hw->async_eq == eq)
-		WRITE_ONCE(hw->async_eq, NULL);
+	if (rcu_access_pointer(hw->async_eq) == eq)
+		RCU_INIT_POINTER(hw->async_eq, NULL);
+	if (rcu_access_pointer(hw->cmd_eq) == eq)
+		RCU_INIT_POINTER(hw->cmd_eq, NULL);
 	xa_erase(&hw->eqs, eqn);
-	/* doorbell writes look EQs up under RCU */
+	/* doorbell writes and events look EQs up under RCU */
 	synchronize_rcu();
 	softhca_hw_eq_free(eq);
 	return SOFTHCA_CMD_STAT_OK;
@@ -185,6 +200,8 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 	u64 off;
 	int ret;
 
+	if (READ_ONCE(hw->halted))
+		return -ENODEV;		/* a reset card raises nothing */
 	spin_lock_irqsave(&eq->lock, flags);
 	if (eq->pi - eq->ci >= BIT(eq->log_size)) {
 		eq->overruns++;
@@ -219,11 +236,30 @@ out:
 int softhca_hw_async_event(struct softhca_hw *hw, u8 type, u32 obj,
 			   u32 data0, u32 data1)
 {
-	struct softhca_hw_eq *eq = READ_ONCE(hw->async_eq);
+	struct softhca_hw_eq *eq;
+	int ret = -ENODEV;
 
-	if (!eq)
-		return -ENODEV;
-	return softhca_hw_eq_post(hw, eq, type, obj, data0, data1);
+	rcu_read_lock();
+	eq = rcu_dereference(hw->async_eq);
+	if (eq)
+		ret = softhca_hw_eq_post(hw, eq, type, obj, data0, data1);
+	rcu_read_unlock();
+	return ret;
+}
+
+/* A command in @slot completed: tell the command EQ, if there is one. */
+int softhca_hw_cmd_done_event(struct softhca_hw *hw, u32 slot, u32 token)
+{
+	struct softhca_hw_eq *eq;
+	int ret = -ENODEV;
+
+	rcu_read_lock();
+	eq = rcu_dereference(hw->cmd_eq);
+	if (eq)
+		ret = softhca_hw_eq_post(hw, eq, SOFTHCA_EQE_CMD_DONE, slot,
+					 token, 0);
+	rcu_read_unlock();
+	return ret;
 }
 
 void softhca_hw_eqs_cleanup(struct softhca_hw *hw)
@@ -231,7 +267,9 @@ void softhca_hw_eqs_cleanup(struct softhca_hw *hw)
 	struct softhca_hw_eq *eq;
 	unsigned long i;
 
-	hw->async_eq = NULL;
+	RCU_INIT_POINTER(hw->async_eq, NULL);
+	RCU_INIT_POINTER(hw->cmd_eq, NULL);
+	synchronize_rcu();
 	xa_for_each(&hw->eqs, i, eq)
 		softhca_hw_eq_free(eq);
 	xa_destroy(&hw->eqs);

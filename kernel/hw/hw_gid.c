@@ -26,6 +26,13 @@ u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	return SOFTHCA_CMD_STAT_OK;
 }
 
+/* Is GID table entry @index valid and equal to @gid? (engine lock held) */
+bool softhca_hw_gid_matches(struct softhca_hw *hw, u32 index, const u8 *gid)
+{
+	return index < SOFTHCA_HW_GID_TBL_LEN && test_bit(index, hw->gid_valid) &&
+	       !memcmp(hw->gids[index], gid, 16);
+}
+
 /* Is @gid one of the port's GIDs? The caller holds the engine lock. */
 bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid)
 {

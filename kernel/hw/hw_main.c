@@ -118,7 +118,8 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 		goto err_pdev;
 
 	softhca_hw_caps_fill(hw, &caps);
-	ret = softhca_hw_irq_init(hw, 1 + le32_to_cpu(caps.max_comp_vectors));
+	ret = softhca_hw_irq_init(hw, SOFTHCA_VEC_COMP_BASE +
+				  le32_to_cpu(caps.max_comp_vectors));
 	if (ret)
 		goto err_pdev;
 	ret = softhca_hw_transport_init(hw);

@@ -10,8 +10,6 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_MKEY	BIT(20)
-#define SOFTHCA_HW_MAX_MR_SIZE	BIT_ULL(40)
 #define SOFTHCA_HW_MKEY_ACCESS	(SOFTHCA_ACCESS_LOCAL_WRITE |		\
 				 SOFTHCA_ACCESS_REMOTE_WRITE |		\
 				 SOFTHCA_ACCESS_REMOTE_READ |		\
@@ -53,7 +51,8 @@ u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_MKEY_ACCESS;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
-	if (!length || length > SOFTHCA_HW_MAX_MR_SIZE) {
+	if (!length || length > SOFTHCA_HW_MAX_MR_SIZE ||
+	    le64_to_cpu(ctx->iova) + length < le64_to_cpu(ctx->iova)) {
 		c->syndrome = SOFTHCA_SYND_MKEY_LENGTH;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
@@ -73,7 +72,7 @@ u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,
 		return st;
 	}
 	if (xa_alloc(&hw->mkeys, &index, mkey,
-		     XA_LIMIT(1, SOFTHCA_HW_MAX_MKEY - 1), GFP_KERNEL)) {
+		     XA_LIMIT(SOFTHCA_HW_MKEY_FIRST, SOFTHCA_HW_MKEY_LAST), GFP_KERNEL)) {
 		softhca_hw_mkey_free(mkey);
 		c->syndrome = SOFTHCA_SYND_MKEY_LIMIT;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;

@@ -9,9 +9,6 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_PD	BIT(16)
-#define SOFTHCA_HW_MAX_UAR	BIT(12)
-
 void softhca_hw_objs_init(struct softhca_hw *hw)
 {
 	xa_init_flags(&hw->pds, XA_FLAGS_ALLOC1);
@@ -63,7 +60,7 @@ u8 softhca_hw_cmd_alloc_pd(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		c->syndrome = SOFTHCA_SYND_NO_MEM;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;
 	}
-	if (xa_alloc(&hw->pds, &pdn, pd, XA_LIMIT(1, SOFTHCA_HW_MAX_PD - 1),
+	if (xa_alloc(&hw->pds, &pdn, pd, XA_LIMIT(SOFTHCA_HW_PD_FIRST, SOFTHCA_HW_PD_LAST),
 		     GFP_KERNEL)) {
 		kfree(pd);
 		c->syndrome = SOFTHCA_SYND_PD_LIMIT;
@@ -110,7 +107,7 @@ u8 softhca_hw_cmd_alloc_uar(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 	/* the engine publishes its state in every UAR, this one too */
 	mutex_lock(&hw->engine_lock);
-	if (xa_alloc(&hw->uars, &index, uar, XA_LIMIT(0, SOFTHCA_HW_MAX_UAR - 1),
+	if (xa_alloc(&hw->uars, &index, uar, XA_LIMIT(SOFTHCA_HW_UAR_FIRST, SOFTHCA_HW_UAR_LAST),
 		     GFP_KERNEL)) {
 		mutex_unlock(&hw->engine_lock);
 		softhca_hw_uar_free(uar);

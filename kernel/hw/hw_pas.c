@@ -13,8 +13,6 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_PAS_BLOCKS	BIT(26)
-
 /* Is [addr, addr + len) system RAM (not a hole, not firmware memory)? */
 static bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len)
 {

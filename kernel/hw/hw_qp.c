@@ -10,12 +10,6 @@
 
 #include "hw.h"
 
-#define SOFTHCA_HW_MAX_QP		BIT(16)
-#define SOFTHCA_HW_LOG_MAX_SQ		18	/* basic blocks */
-#define SOFTHCA_HW_LOG_MAX_RQ		15
-#define SOFTHCA_HW_LOG_MIN_STRIDE	4
-#define SOFTHCA_HW_LOG_MAX_STRIDE	8
-
 #define SOFTHCA_HW_QP_ACCESS	(SOFTHCA_ACCESS_LOCAL_WRITE |		\
 				 SOFTHCA_ACCESS_REMOTE_WRITE |		\
 				 SOFTHCA_ACCESS_REMOTE_READ |		\
@@ -138,7 +132,7 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(qp);
 		return st;
 	}
-	if (xa_alloc(&hw->qps, &qpn, qp, XA_LIMIT(2, SOFTHCA_HW_MAX_QP - 1),
+	if (xa_alloc(&hw->qps, &qpn, qp, XA_LIMIT(SOFTHCA_HW_QP_FIRST, SOFTHCA_HW_QP_LAST),
 		     GFP_KERNEL)) {
 		softhca_hw_qp_free(qp);
 		c->syndrome = SOFTHCA_SYND_QP_LIMIT;

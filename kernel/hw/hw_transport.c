@@ -26,8 +26,7 @@
 #include "hw.h"
 
 #define SOFTHCA_HW_SQ_BUDGET	64
-#define SOFTHCA_HW_MAX_SGE	(SOFTHCA_MAX_WQEBBS * 4)
-#define SOFTHCA_HW_MAX_MSG	BIT_ULL(31)
+#define SOFTHCA_HW_WQE_SEGS	(SOFTHCA_MAX_WQEBBS * 4)
 
 /* What executing one WQE came to. */
 enum softhca_hw_outcome {
@@ -223,7 +222,9 @@ static u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	if (w->ctrl->flags & SOFTHCA_WQE_F_INLINE) {
 		struct softhca_wqe_inline *inl = (struct softhca_wqe_inline *)p;
 
-		if (fixed == units)
+		/* the card writes READ and atomic results through an SGE */
+		if (w->ctrl->opcode == SOFTHCA_WQE_RDMA_READ || w->atomic ||
+		    fixed == units)
 			return SOFTHCA_SYND_WQE_FORMAT;
 		w->inline_len = le32_to_cpu(inl->byte_count);
 		if (w->inline_len > (units - fixed) * SOFTHCA_WQE_DS_SIZE -
@@ -279,7 +280,13 @@ static u32 softhca_hw_local_sges(struct softhca_hw *hw,
 	return 0;
 }
 
-/* Look up the responder QP for @qp's path, or NULL if nothing answers. */
+/*
+ * Look up the responder QP for @qp's path, or NULL if nothing answers. A
+ * connected responder takes packets only from its own peer, as one on a
+ * wire checks the source of every RC/UC packet: its destination QPN must
+ * be @qp, its destination GID @qp's source GID, and @qp's destination GID
+ * its own source GID. Another QP that merely names it gets no answer.
+ */
 static struct softhca_hw_qp *softhca_hw_find_responder(struct softhca_hw *hw,
 						       struct softhca_hw_qp *qp)
 {
@@ -289,6 +296,10 @@ static struct softhca_hw_qp *softhca_hw_find_responder(struct softhca_hw *hw,
 		return NULL;
 	dqp = xa_load(&hw->qps, le32_to_cpu(qp->attr.dest_qpn));
 	if (!dqp || dqp->type != qp->type)
+		return NULL;
+	if (le32_to_cpu(dqp->attr.dest_qpn) != qp->qpn ||
+	    !softhca_hw_gid_matches(hw, qp->attr.sgid_index, dqp->attr.dgid) ||
+	    !softhca_hw_gid_matches(hw, dqp->attr.sgid_index, qp->attr.dgid))
 		return NULL;
 	switch (dqp->state) {
 	case SOFTHCA_QPS_RTR:
@@ -345,7 +356,7 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 			      u32 *index, u32 *synd)
 {
 	u32 stride = BIT(dqp->log_rq_stride), nseg = stride / 16, pi, i;
-	struct softhca_wqe_data segs[SOFTHCA_HW_MAX_SGE];
+	struct softhca_wqe_data segs[SOFTHCA_HW_WQE_SEGS];
 	void *p;
 	u64 off;
 
@@ -359,7 +370,7 @@ static int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *dqp,
 		return 1;
 	*index = dqp->rq_ci;
 	off = (u64)(dqp->rq_ci & (BIT(dqp->log_rq_size) - 1)) << dqp->log_rq_stride;
-	nseg = min_t(u32, nseg, SOFTHCA_HW_MAX_SGE);
+	nseg = min_t(u32, nseg, SOFTHCA_HW_WQE_SEGS);
 	p = softhca_hw_pas_ptr(hw, &dqp->pas, off, nseg * 16);
 	if (p) {
 		softhca_hw_load_words(segs, p, nseg * 16);
@@ -444,7 +455,7 @@ softhca_hw_do_recv_side(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			struct softhca_hw_sge *src, u32 nsrc,
 			struct softhca_hw_sge *remote)
 {
-	struct softhca_hw_sge dst[SOFTHCA_HW_MAX_SGE];
+	struct softhca_hw_sge dst[SOFTHCA_HW_WQE_SEGS];
 	u8 opcode = w->ctrl->opcode, flags = 0;
 	bool is_write = opcode == SOFTHCA_WQE_RDMA_WRITE_IMM;
 	u32 ndst = 0, synd;
@@ -454,8 +465,11 @@ softhca_hw_do_recv_side(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 
 	ret = softhca_hw_rq_take(hw, dqp, dst, &ndst, &cap, &rindex, &synd);
 	if (ret > 0) {
-		if (qp->type == SOFTHCA_QPT_UC)
-			return SOFTHCA_HW_DONE;	/* dropped */
+		if (qp->type == SOFTHCA_QPT_UC) {
+			/* dropped, but its packets were seen */
+			softhca_hw_responder_took(qp, dqp, w);
+			return SOFTHCA_HW_DONE;
+		}
 		return softhca_hw_retry(qp, w, true, dqp->attr.min_rnr_timer);
 	}
 	if (ret < 0) {
@@ -578,7 +592,7 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 						  struct softhca_hw_qp *qp,
 						  struct softhca_hw_wqe *w)
 {
-	struct softhca_hw_sge local[SOFTHCA_HW_MAX_SGE], remote;
+	struct softhca_hw_sge local[SOFTHCA_HW_WQE_SEGS], remote;
 	u8 opcode = w->ctrl->opcode;
 	struct softhca_hw_qp *dqp;
 	u32 nlocal = 0, synd, access = 0;
@@ -597,7 +611,8 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 	}
 	if (opcode == SOFTHCA_WQE_RDMA_READ || w->atomic)
 		access = SOFTHCA_ACCESS_LOCAL_WRITE;
-	if (w->atomic && w->length != sizeof(u64)) {
+	/* the original value lands in exactly one 8-byte SGE */
+	if (w->atomic && (w->ndata != 1 || w->length != sizeof(u64))) {
 		w->status = SOFTHCA_CQE_ST_LOC_LEN;
 		w->syndrome = SOFTHCA_SYND_LOCAL_LENGTH;
 		return SOFTHCA_HW_DONE;
@@ -615,6 +630,12 @@ static enum softhca_hw_outcome softhca_hw_execute(struct softhca_hw *hw,
 			return SOFTHCA_HW_DONE;	/* sent into the void */
 		return softhca_hw_retry(qp, w, false, 0);
 	}
+	/*
+	 * An RC responder takes only the PSN it expects: a message out of
+	 * sequence is NAKed, and retried until retry_cnt runs out.
+	 */
+	if (qp->type == SOFTHCA_QPT_RC && qp->attr.sq_psn != dqp->attr.rq_psn)
+		return softhca_hw_retry(qp, w, false, 0);
 	qp->retries = 0;
 
 	switch (opcode) {

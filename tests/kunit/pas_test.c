@@ -406,6 +406,28 @@ static void fill_mr_iova_test(struct kunit *test)
 	}
 }
 
+/*
+ * A list sized for fewer blocks than the memory has (a umem that grew, a
+ * miscount): the entries that do not fit are counted for the caller to
+ * see, never written past the list's pages.
+ */
+static void fill_short_list_test(struct kunit *test)
+{
+	static const struct softhca_test_seg seg[] = { { HP_A, SZ_4M } };
+	struct ib_umem *umem = softhca_test_umem(test, VA, SZ_4M, seg, 1);
+	__le64 **pages = list_pages(test, 3);
+	u32 i;
+
+	/* two list pages hold 511 + 512 entries; the memory has 1024 */
+	KUNIT_EXPECT_EQ(test, softhca_pas_fill_umem(umem, SZ_4K, pages, 2),
+			1024u);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(pages[1][511]),
+			(u64)HP_A + 1022 * SZ_4K);
+	for (i = 0; i < SOFTHCA_PAS_PER_PAGE; i++)
+		KUNIT_ASSERT_EQ_MSG(test, le64_to_cpu(pages[2][i]), FILL,
+				    "slot %u of the page after the list", i);
+}
+
 static struct kunit_case softhca_pas_cases[] = {
 	KUNIT_CASE(slot_small_test),
 	KUNIT_CASE(slot_large_test),
@@ -416,6 +438,7 @@ static struct kunit_case softhca_pas_cases[] = {
 	KUNIT_CASE(fill_first_offset_test),
 	KUNIT_CASE(fill_huge_many_pages_test),
 	KUNIT_CASE(fill_mr_iova_test),
+	KUNIT_CASE(fill_short_list_test),
 	{}
 };
 

@@ -9,7 +9,7 @@
 T=$BIN/softhca-memtest
 make_veth veth20 veth21 10.2.0.1/24
 check link-add rdma link add softhca0 type softhca netdev veth20
-check irqs-named sh -c "grep -q 'softhca0-async' /proc/interrupts && grep -q 'softhca0-ceq0' /proc/interrupts"
+check irqs-named sh -c "grep -q 'softhca0-async' /proc/interrupts && grep -q 'softhca0-cmd' /proc/interrupts && grep -q 'softhca0-ceq0' /proc/interrupts"
 ncpu=$(nproc)
 check one-ceq-per-cpu sh -c "[ \$(grep -c 'softhca0-ceq' /proc/interrupts) -eq $((ncpu < 32 ? ncpu : 32)) ]"
 
@@ -26,7 +26,7 @@ chmod 0666 /dev/infiniband/uverbs*
 check_tool sh -c "ulimit -l 1024 && exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $T softhca0 mr-memlock"
 check_tool "$T" softhca0 mmap
 check_tool "$T" softhca0 restrack
-check_tool "$T" softhca0 async-irq 50
+check_tool "$T" softhca0 cmd-irq 50
 
 # Nothing is left behind: no objects in the card or in ib_core.
 check no-cqs-left sh -c "[ -z \"\$(cat /sys/kernel/debug/softhca/softhca0/cqs)\" ]"

@@ -17,6 +17,7 @@
  * Prints "PASS <case>" or "FAIL <case>: <why>"; exits 1 if any case failed.
  */
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -213,6 +214,12 @@ struct Pair {
 	}
 
 	void connect(ibv_qp *qp, uint32_t dest, bool remote_gid)
+	{
+		connect_qp(d, o, qp, dest, remote_gid);
+	}
+
+	static void connect_qp(Dev &d, const QpOpts &o, ibv_qp *qp,
+			       uint32_t dest, bool remote_gid)
 	{
 		ibv_qp_attr at = {};
 
@@ -1411,6 +1418,400 @@ void test_garbage_wqes(int rounds)
 	close(wfd);
 }
 
+
+/* ---- hostile input (issue 12's holes) --------------------------------- */
+
+/*
+ * A QP that merely names a connected QP gets no answer from it: the
+ * responder checks that a packet comes from its own peer (QPN and
+ * addresses) and carries the PSN it expects, so another user's QP cannot
+ * WRITE into its MR nor SEND into its receive queue even with its rkey.
+ */
+void test_cross_qp()
+{
+	Dev d;
+	QpOpts o;
+	o.timeout = 10; /* 4 ms */
+	o.retry_cnt = 1;
+	Buf victim(d.pd, 4096, kAllAccess), src(d.pd, 4096, kAllAccess);
+	Pair v(d, o); /* the victim's connected pair: v.a <-> v.b */
+
+	memset(victim.p, 0x5a, victim.len);
+	memset(src.p, 0xee, src.len);
+	post_recv(v.b, { { victim.addr(2048), 64, victim.mr->lkey } }, 7);
+
+	/* an attacker QP aimed at v.b, which is connected to v.a */
+	Pair att(d, o, v.b->qp_num);
+	post_send(att.a, IBV_WR_RDMA_WRITE, { { src.addr(), 64, src.mr->lkey } },
+		  1, IBV_SEND_SIGNALED, victim.addr(), victim.mr->rkey);
+	auto wa = poll_n(att.cqa, 1, 10000);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR,
+	       "cross.write-to-unconnected-qp-retry-exc",
+	       wa.empty() ? "none" : wc_desc(wa[0]));
+
+	Pair att2(d, o, v.b->qp_num);
+	post_send(att2.a, IBV_WR_SEND, { { src.addr(), 64, src.mr->lkey } }, 2);
+	wa = poll_n(att2.cqa, 1, 10000);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR,
+	       "cross.send-to-unconnected-qp-retry-exc",
+	       wa.empty() ? "none" : wc_desc(wa[0]));
+	auto wb = poll_n(v.cqb, 1, 200);
+	result(wb.empty(), "cross.victim-receives-nothing",
+	       wb.empty() ? "" : wc_desc(wb[0]));
+	bool same = true;
+	for (size_t i = 0; i < victim.len; i++)
+		same = same && victim.p[i] == 0x5a;
+	result(same, "cross.victim-memory-untouched");
+
+	/* the victim's own peer still reaches it */
+	post_send(v.a, IBV_WR_RDMA_WRITE, { { src.addr(), 64, src.mr->lkey } },
+		  3, IBV_SEND_SIGNALED, victim.addr(), victim.mr->rkey);
+	wa = poll_n(v.cqa, 1);
+	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
+		       victim.p[0] == 0xee && victim.p[63] == 0xee &&
+		       victim.p[64] == 0x5a,
+	       "cross.connected-peer-still-writes",
+	       wa.empty() ? "none" : wc_desc(wa[0]));
+
+	/* an RC message out of sequence is NAKed and finally fails */
+	Pair ps(d, o);
+	ibv_qp_attr at = {};
+	at.qp_state = IBV_QPS_RTS;
+	at.sq_psn = 100;
+	int rc = ibv_modify_qp(ps.a, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	memset(victim.p, 0x5a, victim.len);
+	post_send(ps.a, IBV_WR_RDMA_WRITE, { { src.addr(), 64, src.mr->lkey } },
+		  4, IBV_SEND_SIGNALED, victim.addr(), victim.mr->rkey);
+	wa = poll_n(ps.cqa, 1, 10000);
+	result(!rc && wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR &&
+		       victim.p[0] == 0x5a,
+	       "cross.psn-out-of-sequence-retry-exc",
+	       rc ? strerror(rc) : (wa.empty() ? "none" : wc_desc(wa[0])));
+}
+
+/*
+ * Write one raw send WQE of @units 16-byte units into @p.a's send queue
+ * (a white-box reach into the provider, as the garbage test does) and wake
+ * the card; return its completion.
+ */
+std::vector<ibv_wc> post_raw_wqe(Pair &p, int wfd,
+				 const std::vector<std::array<uint8_t, 16>> &u)
+{
+	auto *q = reinterpret_cast<softhca::Qp *>(p.a);
+	uint32_t nbb = softhca_wqe_bbs(static_cast<uint32_t>(u.size()));
+
+	for (size_t i = 0; i < u.size(); i++)
+		memcpy(sq_unit(q, q->sq_pi, static_cast<uint32_t>(i)),
+		       u[i].data(), 16);
+	auto *ctrl =
+		reinterpret_cast<softhca_wqe_ctrl *>(sq_unit(q, q->sq_pi, 0));
+	ctrl->wqe_index = htole16(static_cast<uint16_t>(q->sq_pi));
+	ctrl->ds = static_cast<uint8_t>(u.size());
+	uint32_t slot = q->sq_pi & (q->sq_wqe_cnt - 1);
+	q->sq_wrid[slot] = 0x4a3;
+	q->sq_nbb[slot] = static_cast<uint8_t>(nbb);
+	q->sq_wqe_head[slot] = q->sq_head++;
+	q->sq_pi += nbb;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	q->db->sq_pi = htole32(q->sq_pi);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ioctl(wfd, SOFTHCA_WAKE_IOCTL, static_cast<unsigned long>(p.a->qp_num));
+	return poll_n(p.cqa, 1);
+}
+
+template <typename T> std::array<uint8_t, 16> unit(const T &seg)
+{
+	static_assert(sizeof(T) <= 16, "one unit");
+	std::array<uint8_t, 16> u = {};
+	memcpy(u.data(), &seg, sizeof(T));
+	return u;
+}
+
+/*
+ * READ and atomic results land through an SGE: the card refuses such a
+ * WQE with inline data (there is no SGE to write through) and an atomic
+ * whose gather list is not exactly one 8-byte SGE.
+ */
+void test_atomic_inline()
+{
+	Dev d;
+	int wfd = alloc_wake_file(d.ctx, 1);
+	Buf target(d.pd, 4096, kAllAccess), local(d.pd, 4096, kAllAccess);
+	struct Case {
+		const char *name;
+		uint8_t opcode;
+		bool inl;
+		int nsge;
+		ibv_wc_status want;
+	};
+	static const Case cases[] = {
+		{ "atomic.fetch-add-inline-refused", SOFTHCA_WQE_ATOMIC_FA,
+		  true, 0, IBV_WC_LOC_QP_OP_ERR },
+		{ "atomic.cmp-swap-inline-refused", SOFTHCA_WQE_ATOMIC_CS,
+		  true, 0, IBV_WC_LOC_QP_OP_ERR },
+		{ "read.inline-refused", SOFTHCA_WQE_RDMA_READ, true, 0,
+		  IBV_WC_LOC_QP_OP_ERR },
+		{ "atomic.no-sge-refused", SOFTHCA_WQE_ATOMIC_FA, false, 0,
+		  IBV_WC_LOC_LEN_ERR },
+		{ "atomic.two-sges-refused", SOFTHCA_WQE_ATOMIC_FA, false, 2,
+		  IBV_WC_LOC_LEN_ERR },
+	};
+
+	if (wfd < 0) {
+		result(false, "atomic.setup", "no wake-up file");
+		return;
+	}
+	for (const Case &c : cases) {
+		Pair p(d);
+		std::vector<std::array<uint8_t, 16>> u;
+		softhca_wqe_ctrl ctrl = {};
+		softhca_wqe_raddr ra = {};
+		softhca_wqe_atomic at = {};
+
+		memset(target.p, 0x11, target.len);
+		memset(local.p, 0x22, local.len);
+		ctrl.opcode = c.opcode;
+		ctrl.flags = SOFTHCA_WQE_F_SIGNALED |
+			     (c.inl ? SOFTHCA_WQE_F_INLINE : 0);
+		u.push_back(unit(ctrl));
+		ra.addr = htole64(target.addr(64));
+		ra.rkey = htole32(target.mr->rkey);
+		u.push_back(unit(ra));
+		if (c.opcode != SOFTHCA_WQE_RDMA_READ) {
+			at.swap_add = htole64(1);
+			at.compare = htole64(0x1111111111111111ULL);
+			u.push_back(unit(at));
+		}
+		if (c.inl) {
+			std::array<uint8_t, 16> in = {};
+			uint32_t len = htole32(8);
+
+			memcpy(in.data(), &len, 4);
+			memset(in.data() + 4, 0x33, 8);
+			u.push_back(in);
+		}
+		for (int i = 0; i < c.nsge; i++) {
+			softhca_wqe_data s = {};
+			s.byte_count = htole32(4);
+			s.lkey = htole32(local.mr->lkey);
+			s.addr = htole64(local.addr(8 * i));
+			u.push_back(unit(s));
+		}
+		auto wa = post_raw_wqe(p, wfd, u);
+		bool untouched = true;
+		for (size_t i = 0; i < target.len; i++)
+			untouched = untouched && target.p[i] == 0x11 &&
+				    local.p[i] == 0x22;
+		result(wa.size() == 1 && wa[0].status == c.want &&
+			       wa[0].wr_id == 0x4a3 && untouched,
+		       c.name,
+		       (wa.empty() ? std::string("none") : wc_desc(wa[0])) +
+			       (untouched ? "" : ", memory changed"));
+	}
+	close(wfd);
+}
+
+/*
+ * 300 QPs fail at once (a doorbell record past their ring: QP_FATAL) while
+ * commands run: every event arrives, and every command completes on the
+ * command EQ, which no object event shares.
+ */
+void test_event_flood()
+{
+	const int n = 300;
+	Dev d;
+	int wfd = alloc_wake_file(d.ctx, 1);
+	ibv_cq *cq = ibv_create_cq(d.ctx, 1024, nullptr, nullptr, 0);
+	std::vector<ibv_qp *> qps;
+	QpOpts o;
+	o.max_wr = 4;
+	o.max_sge = 1;
+	o.max_inline = 0;
+
+	for (int i = 0; i < n && cq; i++) {
+		ibv_qp_init_attr ia = {};
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.qp_type = IBV_QPT_RC;
+		ia.cap.max_send_wr = 4;
+		ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ibv_qp *qp = ibv_create_qp(d.pd, &ia);
+		if (!qp)
+			break;
+		qps.push_back(qp);
+		Pair::connect_qp(d, o, qp, qp->qp_num, false);
+	}
+	if (wfd < 0 || static_cast<int>(qps.size()) != n) {
+		result(false, "events.flood-setup",
+		       str(qps.size()) + " QPs: " + strerror(errno));
+		return;
+	}
+	for (ibv_qp *qp : qps) {
+		auto *q = reinterpret_cast<softhca::Qp *>(qp);
+		q->db->sq_pi = htole32(0x7fff0000);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ioctl(wfd, SOFTHCA_WAKE_IOCTL, static_cast<unsigned long>(0));
+	int cmds_ok = 0;
+	for (int i = 0; i < 50; i++) {
+		ibv_cq *c = ibv_create_cq(d.ctx, 16, nullptr, nullptr, 0);
+		if (c && !ibv_destroy_cq(c))
+			cmds_ok++;
+	}
+	result(cmds_ok == 50, "events.flood-commands-complete",
+	       str(cmds_ok) + " of 50 CQ create/destroy");
+	int fatal = 0;
+	double end = now_ms() + 10000;
+	while (fatal < n && now_ms() < end) {
+		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(d.ctx, &ev))
+			continue;
+		if (ev.event_type == IBV_EVENT_QP_FATAL)
+			fatal++;
+		ibv_ack_async_event(&ev);
+	}
+	result(fatal == n, "events.flood-every-qp-fatal-delivered",
+	       str(fatal) + " of " + str(n));
+	for (ibv_qp *qp : qps)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	close(wfd);
+}
+
+/* A registration whose iova range wraps around is refused. */
+void test_iova_wrap()
+{
+	Dev d;
+	static uint8_t buf[8192] __attribute__((aligned(4096)));
+	ibv_mr *mr = ibv_reg_mr_iova(d.pd, buf, sizeof(buf),
+				     UINT64_MAX - 4095, kAllAccess);
+	int err = errno;
+
+	result(!mr && err == EINVAL, "mr.iova-wrap-einval",
+	       mr ? "registered" : strerror(err));
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+/*
+ * The card wedges on CREATE_MKEY (the test set hw_fault_cmd_stall): the
+ * registration times out, the device is declared dead, every later
+ * command fails at once with EIO, and IBV_EVENT_DEVICE_FATAL arrives.
+ */
+void test_cmd_timeout()
+{
+	Dev d;
+	static uint8_t buf[4096] __attribute__((aligned(4096)));
+	double t0 = now_ms();
+	ibv_mr *mr = ibv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	int err = errno;
+
+	result(!mr && err == ETIMEDOUT, "timeout.reg-mr-etimedout",
+	       mr ? "registered" : strerror(err));
+	printf("  reg_mr returned after %.0f ms\n", now_ms() - t0);
+	int eio = 0;
+	t0 = now_ms();
+	for (int i = 0; i < 40; i++) {
+		ibv_pd *pd = ibv_alloc_pd(d.ctx);
+		if (!pd && errno == EIO)
+			eio++;
+		else if (pd)
+			ibv_dealloc_pd(pd);
+	}
+	double ms = now_ms() - t0;
+	result(eio == 40 && ms < 2000, "timeout.later-commands-fail-fast-eio",
+	       str(eio) + " of 40 EIO in " + str(static_cast<uint64_t>(ms)) +
+		       " ms");
+	bool fatal = false;
+	double end = now_ms() + 5000;
+	while (!fatal && now_ms() < end) {
+		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(d.ctx, &ev))
+			continue;
+		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		ibv_ack_async_event(&ev);
+	}
+	result(fatal, "timeout.device-fatal-event");
+}
+
+/*
+ * The device goes away under a process holding a mapped UAR: the mapping
+ * is zapped (a touch finds a zero page, not the card's) and the process
+ * gets IBV_EVENT_DEVICE_FATAL. Prints READY, then waits for a line on
+ * stdin (the test deletes the device meanwhile).
+ */
+void test_uar_zap()
+{
+	Dev d;
+	auto *ctx = softhca::to_ctx(d.ctx);
+	auto *mark = reinterpret_cast<volatile uint32_t *>(ctx->uar + 0x800);
+
+	*mark = 0x5eca1;
+	result(*mark == 0x5eca1, "zap.uar-writable-before");
+	printf("READY\n");
+	fflush(stdout);
+	char line[16];
+	if (!fgets(line, sizeof(line), stdin)) {
+		result(false, "zap.go", "no go line");
+		return;
+	}
+	bool fatal = false;
+	double end = now_ms() + 10000;
+	while (!fatal && now_ms() < end) {
+		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(d.ctx, &ev))
+			continue;
+		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		ibv_ack_async_event(&ev);
+	}
+	result(fatal, "zap.device-fatal-event");
+	result(*mark == 0, "zap.uar-mapping-zapped",
+	       "still reads " + str(*mark));
+}
+
+/*
+ * Allocate PDs until the device or the rdma cgroup says no: print how
+ * many, and check the count against @want (the device's max_pd, or a
+ * cgroup limit) and the errno against @err.
+ */
+void test_pd_limit(const std::string &name, long want, int err)
+{
+	Dev d;
+	std::vector<ibv_pd *> pds;
+	int got_err = 0;
+
+	for (;;) {
+		ibv_pd *pd = ibv_alloc_pd(d.ctx);
+		if (!pd) {
+			got_err = errno;
+			break;
+		}
+		pds.push_back(pd);
+	}
+	/* Dev holds one PD already */
+	long n = static_cast<long>(pds.size()) + 1;
+	printf("  %ld PDs, then %s\n", n, strerror(got_err));
+	result(n == want && got_err == err, name,
+	       str(n) + " PDs (want " + str(want) + "), then " +
+		       strerror(got_err));
+	for (ibv_pd *pd : pds)
+		ibv_dealloc_pd(pd);
+}
+
 /* ---- the wake-up file ---------------------------------------------- */
 
 /* SOFTHCA_IB_METHOD_WAKE_FD_ALLOC with @nattrs attributes: the fd or -errno */
@@ -1496,7 +1897,9 @@ int main(int argc, char **argv)
 		tests = { "integrity", "imm",	  "unsignaled", "wrap",
 			  "errors",    "flush",	  "rnr",	"retry",
 			  "events",    "overrun", "uc",		"psn",
-			  "large",     "stale",	  "wake",	"garbage" };
+			  "large",     "stale",	  "wake",	"garbage",
+			  "cross",     "atomic-inline", "event-flood",
+			  "iova-wrap" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -1534,6 +1937,27 @@ int main(int argc, char **argv)
 			test_garbage_wqes(n ? atoi(n) : 200);
 		} else if (t == "wake") {
 			test_wake_file();
+		} else if (t == "cross") {
+			test_cross_qp();
+		} else if (t == "atomic-inline") {
+			test_atomic_inline();
+		} else if (t == "event-flood") {
+			test_event_flood();
+		} else if (t == "iova-wrap") {
+			test_iova_wrap();
+		} else if (t == "cmd-timeout") {
+			test_cmd_timeout();
+		} else if (t == "uar-zap") {
+			test_uar_zap();
+		} else if (t == "pd-max") {
+			ibv_device_attr da = {};
+			Dev probe;
+			ibv_query_device(probe.ctx, &da);
+			test_pd_limit("limit.pd-count-is-max-pd", da.max_pd,
+				      ENOMEM);
+		} else if (t.rfind("pd-cgroup=", 0) == 0) {
+			test_pd_limit("limit.pd-count-is-cgroup-limit",
+				      atol(t.c_str() + 10), EAGAIN);
 		} else {
 			fprintf(stderr, "unknown test %s\n", t.c_str());
 			return 2;

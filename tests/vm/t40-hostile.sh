@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Hostile users and a wedged card (issue 12): the rdma cgroup bounds what
+# one user takes and max_pd is what the card really holds; the device
+# going away under a process zaps its UAR mapping and tells it; a command
+# the card never finishes makes the device dead (fail fast, fatal event),
+# and the device can still be removed and added again. (Cross-QP RDMA,
+# inline atomics, event floods and wrapping registrations are verbstest
+# cases in t30.)
+. "$SOFTHCA_TOP/tests/vm/lib.sh"
+
+V=$BIN/softhca-verbstest
+P=/sys/module/softhca/parameters
+ip netns add peer40
+ip link add veth40 type veth peer name veth41 netns peer40
+ip link set veth40 up
+ip -n peer40 link set veth41 up
+ip addr add 10.4.0.1/24 dev veth40
+check link-add rdma link add softhca0 type softhca netdev veth40
+gid_of() {
+	ibv_devinfo -v -d softhca0 |
+		sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.4.0.1, RoCE v2.*/\1/p'
+}
+gid=$(gid_of)
+check rocev2-gid-found test -n "$gid"
+
+# tool_results <log> <exit status> <name>: the PASS/FAIL lines of a test
+# program that ran in the background, as check_tool records them.
+tool_results() {
+	local line c
+	while read -r line; do
+		case $line in
+		PASS\ *) pass "${line#PASS }" ;;
+		FAIL\ *) c=${line#FAIL }; fail "${c%%:*}" "${c#*: }" ;;
+		esac
+	done < "$1"
+	if [ "$2" -gt 1 ] || ! grep -qE '^(PASS|FAIL) ' "$1"; then
+		fail "$3-exit-$2" "$(tail -n 1 "$1")"
+	fi
+}
+
+# The rdma cgroup limits the objects one group of processes creates.
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+echo +rdma > /sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/softhca40
+echo "softhca0 hca_handle=4 hca_object=10" > /sys/fs/cgroup/softhca40/rdma.max
+check_tool sh -c "echo \$\$ > /sys/fs/cgroup/softhca40/cgroup.procs && exec $V softhca0 $gid pd-cgroup=10"
+rmdir /sys/fs/cgroup/softhca40
+# without one, the card's own limit, reported as max_pd, holds exactly
+check_tool timeout 600 "$V" softhca0 "$gid" pd-max
+
+# The device goes away under a process holding a mapped UAR.
+fifo=$LOGS/$GROUP.zap.fifo
+log=$LOGS/$GROUP.zap.log
+mkfifo "$fifo"
+"$V" softhca0 "$gid" uar-zap <"$fifo" >"$log" 2>&1 &
+zap=$!
+exec 3>"$fifo"
+check zap-ready wait_for 30 grep -q '^READY' "$log"
+check zap-link-delete timeout 60 rdma link delete softhca0
+echo go >&3
+exec 3>&-
+wait $zap
+tool_results "$log" $? uar-zap
+rm -f "$fifo"
+
+# A wedged card: CREATE_MKEY (0x500) never finishes.
+check relink rdma link add softhca0 type softhca netdev veth40
+gid=$(gid_of)
+echo 300 > $P/cmd_timeout_ms
+echo $((0x500)) > $P/hw_fault_cmd_stall
+check_tool timeout 120 "$V" softhca0 "$gid" cmd-timeout
+check timeout-logged-with-name sh -c "dmesg | grep -q 'command CREATE_MKEY (0x500) in slot [0-9]* timed out after 300 ms'"
+echo 0 > $P/hw_fault_cmd_stall
+echo 10000 > $P/cmd_timeout_ms
+check dead-device-link-delete timeout 60 rdma link delete softhca0
+check relink-after-dead rdma link add softhca0 type softhca netdev veth40
+gid=$(gid_of)
+check_tool "$V" softhca0 "$gid" iova-wrap cross
+check link-delete rdma link delete softhca0
+check rmmod rmmod softhca
+ip link del veth40
+ip netns del peer40
