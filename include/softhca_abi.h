@@ -44,7 +44,10 @@ struct softhca_create_cq_resp {
 /*
  * CREATE_QP: the provider's buffer (RQ then SQ, see softhca_prm.h) and the
  * capabilities it reports to the application; the kernel checks that the
- * geometry holds them and reports the same ones from query_qp.
+ * geometry holds them and reports the same ones from query_qp. A QP on an
+ * SRQ has no RQ: log_rq_size, log_rq_stride, max_recv_wr and max_recv_sge
+ * are 0 and the buffer is the SQ alone. UD QPs size their SQ for the
+ * address vector of every send (softhca_sq_max_ds_qp()).
  */
 struct softhca_create_qp_req {
 	__aligned_u64 buf_addr;
@@ -63,6 +66,36 @@ struct softhca_create_qp_req {
 
 struct softhca_create_qp_resp {
 	__u32 qpn;
+	__u32 reserved;
+};
+
+/*
+ * CREATE_AH: the provider keeps the address vector in user space and puts
+ * it in each UD WQE (struct softhca_wqe_av); the kernel resolves what user
+ * space cannot, the destination MAC of a RoCE address.
+ */
+struct softhca_create_ah_resp {
+	__u8 dmac[6];
+	__u8 reserved[2];
+};
+
+/*
+ * CREATE_SRQ: the provider's WQE ring (2^log_size WQEs of 2^log_stride
+ * bytes, linked into a free list by their next segments) and its doorbell
+ * record; max_wr and max_sge are what it reports to the application.
+ */
+struct softhca_create_srq_req {
+	__aligned_u64 buf_addr;
+	__aligned_u64 db_addr;		/* struct softhca_srq_dbrec */
+	__u32 max_wr;
+	__u32 max_sge;
+	__u8 log_size;
+	__u8 log_stride;
+	__u8 reserved0[6];
+};
+
+struct softhca_create_srq_resp {
+	__u32 srqn;
 	__u32 reserved;
 };
 

@@ -206,6 +206,10 @@ enum softhca_dev_cap_flags {
 	SOFTHCA_CAP_SRQ			= 0x8,
 	SOFTHCA_CAP_ATOMIC		= 0x10,
 	SOFTHCA_CAP_CMD_EVENTS		= 0x20,
+	SOFTHCA_CAP_GSI			= 0x40,	/* QP1 (SOFTHCA_QPT_GSI) */
+	SOFTHCA_CAP_FAST_REG		= 0x80,	/* REG_MR/LOCAL_INV WQEs */
+	SOFTHCA_CAP_PA_MKEY		= 0x100, /* SOFTHCA_MKEY_F_PA */
+	SOFTHCA_CAP_CQ_MODERATION	= 0x200, /* MODIFY_CQ count/period */
 };
 
 struct softhca_caps {
@@ -243,7 +247,10 @@ struct softhca_caps {
 	__le32 cqe_size;		/* bytes */
 	__le32 dbrec_align;		/* bytes */
 	__le32 max_ah;
-	__le32 rsvd[25];
+	__le32 max_fast_reg_pages;	/* pages one REG_MR maps */
+	__le32 max_cq_count;		/* MODIFY_CQ moderation count */
+	__le32 max_cq_period_us;	/* MODIFY_CQ moderation period */
+	__le32 rsvd[22];
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_caps, 256);
@@ -373,6 +380,8 @@ enum softhca_cqe_opcode {
 	SOFTHCA_CQE_OP_RDMA_READ	= 0x02,
 	SOFTHCA_CQE_OP_CMP_SWAP		= 0x03,
 	SOFTHCA_CQE_OP_FETCH_ADD	= 0x04,
+	SOFTHCA_CQE_OP_LOCAL_INV	= 0x05,
+	SOFTHCA_CQE_OP_REG_MR		= 0x06,
 	SOFTHCA_CQE_OP_RECV		= 0x80,
 	SOFTHCA_CQE_OP_RECV_RDMA_IMM	= 0x81,
 };
@@ -401,13 +410,22 @@ enum softhca_cqe_flags {
 	SOFTHCA_CQE_F_IMM		= 0x01, /* imm holds immediate data */
 	SOFTHCA_CQE_F_GRH		= 0x02, /* a GRH precedes UD payload */
 	SOFTHCA_CQE_F_SOLICITED		= 0x04,
+	SOFTHCA_CQE_F_INV		= 0x08, /* imm holds the rkey the sender
+						 * invalidated (SEND_INV) */
+	SOFTHCA_CQE_F_IPV4		= 0x10, /* with GRH: the network header
+						 * is IPv4 (else IPv6) */
+	SOFTHCA_CQE_F_SRQ		= 0x20, /* wqe_counter indexes the
+						 * QP's SRQ */
 };
 
 /*
  * A CQE. wqe_counter is the index of the completed WQE in its queue (the
  * basic-block counter of its first block for the SQ, the WQE counter for
- * the RQ); the consumer finds wr_id by it. imm is in network order, as on
- * the wire and in ibv_wc.
+ * the RQ, the WQE's index in the ring for an SRQ); the consumer finds
+ * wr_id by it. imm is in network order, as on the wire and in ibv_wc (for
+ * F_INV it is the invalidated rkey, also in network order). For receives
+ * on UD and GSI QPs src_qp is the sender's QPN from the DETH and the 40
+ * bytes before the payload hold the GRH (F_GRH).
  */
 struct softhca_cqe {
 	__le32 qpn;
@@ -429,13 +447,18 @@ SOFTHCA_ASSERT_SIZE(struct softhca_cqe, 64);
 
 #define SOFTHCA_CQE_OWNER		0x01
 
+enum softhca_cq_flags {
+	/* a full CQ is not an error: the card keeps writing (overwrites) */
+	SOFTHCA_CQ_F_IGNORE_OVERRUN	= 0x1,
+};
+
 struct softhca_cq_ctx {
 	__u8 log_size;
 	__u8 log_cqe_size;
 	__u8 rsvd0[2];
 	__le32 eqn;			/* completion EQ */
 	__le32 uar;			/* UAR index */
-	__le32 flags;
+	__le32 flags;			/* softhca_cq_flags */
 	__le64 dbrec_addr;		/* DMA address of softhca_cq_dbrec */
 	struct softhca_pas pas;
 };
@@ -456,6 +479,19 @@ struct softhca_cq_query_out {
 	__le32 arm_sn_fired;		/* sn of the last event, or ~0 */
 	__le32 state;			/* 0 ok, 1 error */
 };
+
+/*
+ * MODIFY_CQ: completion event moderation. An armed CQ raises its event
+ * once @count CQEs have been written since the arm or @period_us has
+ * passed since the first of them, whichever comes first (0/0: at once).
+ */
+struct softhca_cq_modify_in {
+	__le32 cqn;
+	__le16 count;
+	__le16 period_us;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_modify_in, 8);
 
 struct softhca_cq_dbrec {
 	__le32 ci;			/* consumer index, written by software */
@@ -505,6 +541,25 @@ enum softhca_mkey_access {
 	SOFTHCA_ACCESS_REMOTE_ATOMIC	= 0x8,
 };
 
+/*
+ * How an MKEY translates:
+ *  - plain: [iova, iova + length) through its PAS (a registered MR);
+ *  - F_FAST_REG: created free (no translation, length and PAS zero), up
+ *    to max_pages blocks; a REG_MR send WQE of a privileged QP on its PD
+ *    gives it a translation and a new key byte, LOCAL_INV (or a received
+ *    SEND_INV naming it) makes it free again;
+ *  - F_PA: the address is the DMA address itself (no PAS); the card checks
+ *    each range is RAM. Only privileged (kernel) QPs may use it, and only
+ *    as an lkey unless it allows remote access (ib_get_dma_mr);
+ *  - F_ANY_PD (with F_PA): usable by the QPs of every PD: the device's
+ *    reserved lkey (ib_device's local_dma_lkey).
+ */
+enum softhca_mkey_flags {
+	SOFTHCA_MKEY_F_FAST_REG		= 0x1,
+	SOFTHCA_MKEY_F_PA		= 0x2,
+	SOFTHCA_MKEY_F_ANY_PD		= 0x4,
+};
+
 struct softhca_mkey_ctx {
 	__le32 pdn;
 	__le32 access;			/* softhca_mkey_access */
@@ -512,9 +567,11 @@ struct softhca_mkey_ctx {
 	__le64 length;
 	/* iova's offset within block 0 is iova mod block size */
 	struct softhca_pas pas;
+	__le32 flags;			/* softhca_mkey_flags */
+	__le32 max_pages;		/* F_FAST_REG: the largest REG_MR */
 };
 
-SOFTHCA_ASSERT_SIZE(struct softhca_mkey_ctx, 40);
+SOFTHCA_ASSERT_SIZE(struct softhca_mkey_ctx, 48);
 
 struct softhca_mkey_query_out {
 	struct softhca_mkey_ctx ctx;
@@ -549,6 +606,7 @@ enum softhca_qp_type {
 	SOFTHCA_QPT_RC			= 0,
 	SOFTHCA_QPT_UC			= 1,
 	SOFTHCA_QPT_UD			= 2,
+	SOFTHCA_QPT_GSI			= 3,	/* UD, number 1, one per card */
 };
 
 enum softhca_qp_state {
@@ -566,6 +624,11 @@ enum softhca_qp_state {
 #define SOFTHCA_WQE_DS_SIZE		16	/* WQEs are counted in 16 B units */
 #define SOFTHCA_MAX_WQEBBS		8	/* the largest send WQE */
 
+/*
+ * CREATE_QP. With srqn set the QP has no RQ of its own (log_rq_size and
+ * log_rq_stride are 0 and the buffer holds only the SQ): receives take
+ * WQEs from that SRQ.
+ */
 struct softhca_qp_ctx {
 	__u8 type;			/* softhca_qp_type */
 	__u8 log_sq_size;		/* send basic blocks */
@@ -578,12 +641,20 @@ struct softhca_qp_ctx {
 	__le32 flags;			/* softhca_qp_flags */
 	__le64 dbrec_addr;		/* struct softhca_qp_dbrec */
 	struct softhca_pas pas;
+	__le32 srqn;			/* 0: the QP's own RQ */
+	__le32 rsvd;
 };
 
-SOFTHCA_ASSERT_SIZE(struct softhca_qp_ctx, 48);
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_ctx, 56);
 
 enum softhca_qp_flags {
 	SOFTHCA_QP_SIG_ALL		= 0x1,	/* every send completes */
+	/*
+	 * A kernel QP: it may use F_PA MKEYs (the reserved lkey) and post
+	 * REG_MR and LOCAL_INV. Only the driver sets it; a user QP never has
+	 * it.
+	 */
+	SOFTHCA_QP_PRIV			= 0x2,
 };
 
 struct softhca_qp_dbrec {
@@ -643,7 +714,8 @@ struct softhca_qp_attr {
 	__le16 pkey_index;
 	__u8 port;
 	__u8 sqd_notify;
-	__le32 rsvd[2];
+	__u8 dmac[6];			/* with A_AV: the next hop's MAC */
+	__u8 rsvd[2];
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_qp_attr, 72);
@@ -658,10 +730,19 @@ static inline __u32 softhca_mtu_bytes(__u8 path_mtu)
 }
 
 /* ------------------------------------------------------------------------
- * Send WQEs: a control segment, then (by opcode) a remote address segment,
- * an atomic segment, and data segments or inline data; ds counts the
- * 16-byte units, the WQE takes ceil(ds / 4) basic blocks and may wrap
- * around the end of the SQ.
+ * Send WQEs: a control segment, then by opcode and QP type:
+ *
+ *   SEND, SEND_IMM (RC, UC)      data
+ *   SEND, SEND_IMM (UD, GSI)     address vector (3 units), data
+ *   SEND_INV (RC)                data; ctrl.imm: the rkey to invalidate
+ *   RDMA_WRITE(_IMM), RDMA_READ  remote address, data
+ *   ATOMIC_CS, ATOMIC_FA (RC)    remote address, atomic, one 8-byte SGE
+ *   LOCAL_INV (privileged)       nothing; ctrl.imm: the key to invalidate
+ *   REG_MR (privileged)          REG_MR segment (3 units)
+ *
+ * "data" is data segments or inline data; ds counts the 16-byte units, the
+ * WQE takes ceil(ds / 4) basic blocks and may wrap around the end of the
+ * SQ. include/softhca_wqe.h builds them (driver and provider alike).
  */
 enum softhca_wqe_opcode {
 	SOFTHCA_WQE_SEND		= 0x00,
@@ -671,6 +752,10 @@ enum softhca_wqe_opcode {
 	SOFTHCA_WQE_RDMA_READ		= 0x04,
 	SOFTHCA_WQE_ATOMIC_CS		= 0x05,
 	SOFTHCA_WQE_ATOMIC_FA		= 0x06,
+	SOFTHCA_WQE_SEND_INV		= 0x07,
+	SOFTHCA_WQE_LOCAL_INV		= 0x08,
+	SOFTHCA_WQE_REG_MR		= 0x09,
+	SOFTHCA_WQE_OPCODE_MAX		= SOFTHCA_WQE_REG_MR,
 };
 
 enum softhca_wqe_flags {
@@ -686,7 +771,9 @@ struct softhca_wqe_ctrl {
 	__u8 ds;			/* 16-byte units, this segment included */
 	__u8 flags;			/* softhca_wqe_flags */
 	__u8 rsvd[7];
-	__be32 imm;			/* immediate data, network order */
+	__be32 imm;			/* immediate data, or the key SEND_INV
+					 * and LOCAL_INV invalidate; network
+					 * order */
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_wqe_ctrl, 16);
@@ -715,6 +802,53 @@ struct softhca_wqe_data {
 SOFTHCA_ASSERT_SIZE(struct softhca_wqe_data, 16);
 
 /*
+ * The address vector of a UD or GSI send: where the datagram goes. A Q_Key
+ * with its high bit set means "the sending QP's own Q_Key" (IBA 10.2.5).
+ * The network header is IPv4 when the source GID (sgid_index) is an
+ * IPv4-mapped address, IPv6 otherwise.
+ */
+struct softhca_wqe_av {
+	__le32 dest_qpn;
+	__le32 qkey;
+	__u8 dgid[16];
+	__u8 dmac[6];			/* the next hop's MAC (RoCE) */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 rsvd0[3];
+	__le32 flow_label;
+	__u8 rsvd1[8];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_av, 48);
+
+#define SOFTHCA_QKEY_USE_QP		0x80000000u
+#define SOFTHCA_GSI_QKEY		0x80010000u
+#define SOFTHCA_GSI_QPN			1
+#define SOFTHCA_DEFAULT_PKEY		0xffff
+
+/*
+ * REG_MR (fast registration): give the F_FAST_REG MKEY whose index @mkey
+ * names the translation of @npages blocks of 2^log_page_size bytes, whose
+ * DMA addresses are at @page_list (an array of __le64), for [iova, iova +
+ * length), with @access and the key @mkey (its low byte the new key
+ * byte). The MKEY must be free, on the QP's PD, and npages at most its
+ * max_pages.
+ */
+struct softhca_wqe_reg_mr {
+	__le32 mkey;
+	__le32 access;			/* softhca_mkey_access */
+	__le64 iova;
+	__le64 length;
+	__le64 page_list;
+	__le32 npages;
+	__u8 log_page_size;
+	__u8 rsvd[11];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_wqe_reg_mr, 48);
+
+/*
  * Inline data follows the last fixed segment: a 4-byte length then the
  * bytes, padded to 16; the ds count includes it.
  */
@@ -726,6 +860,58 @@ struct softhca_wqe_inline {
  * Receive WQE: up to 2^log_rq_stride / 16 data segments; a segment with
  * lkey SOFTHCA_INVALID_LKEY ends a shorter list.
  */
+
+/* ------------------------------------------------------------------------
+ * SRQs: 2^log_size WQEs of 2^log_stride bytes (at least 32) in host memory
+ * named by a PAS, and a doorbell record counting the WQEs posted. A WQE is
+ * a next segment, then data segments as in an RQ WQE. The WQEs not posted
+ * form a list linked by next_wqe_index; software posts at the list's head
+ * and the card takes WQEs in the order they were posted, following the
+ * same links from index 0, so WQEs may complete (and return to the list's
+ * tail) in any order. When the WQEs posted but not taken drop below an
+ * armed limit, the card raises SRQ_LIMIT once and disarms it.
+ */
+struct softhca_srq_ctx {
+	__u8 log_size;			/* WQEs */
+	__u8 log_stride;		/* bytes per WQE */
+	__u8 rsvd0[2];
+	__le32 pdn;
+	__le32 uar;
+	__le32 limit;			/* SRQ_LIMIT armed at this level, or 0 */
+	__le64 dbrec_addr;		/* struct softhca_srq_dbrec */
+	struct softhca_pas pas;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_srq_ctx, 40);
+
+struct softhca_srq_dbrec {
+	__le32 wqe_counter;		/* WQEs posted */
+	__le32 rsvd;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_srq_dbrec, 8);
+
+struct softhca_srq_next {
+	__le16 next_wqe_index;
+	__u8 rsvd[14];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_srq_next, 16);
+
+struct softhca_srq_modify_in {		/* MODIFY_SRQ: arm the limit */
+	__le32 srqn;
+	__le32 limit;			/* 0 disarms */
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_srq_modify_in, 8);
+
+struct softhca_srq_query_out {
+	struct softhca_srq_ctx ctx;	/* limit: the armed limit, or 0 */
+	__le32 posted;			/* the doorbell record's count */
+	__le32 taken;			/* WQEs the card took */
+	__le32 head;			/* the next WQE it takes */
+	__le32 rsvd;
+};
 
 /* How many 16-byte units inline data of @len bytes takes. */
 static inline __u32 softhca_inline_ds(__u32 len)
@@ -745,6 +931,22 @@ static inline __u32 softhca_sq_max_ds(__u32 max_send_sge, __u32 max_inline)
 	__u32 data = max_send_sge > inl ? max_send_sge : inl;
 
 	return 2 + data > 4 ? 2 + data : 4;
+}
+
+/*
+ * The same for a QP of @qp_type: a UD or GSI send carries a control
+ * segment, the address vector and the data.
+ */
+static inline __u32 softhca_sq_max_ds_qp(__u8 qp_type, __u32 max_send_sge,
+					 __u32 max_inline)
+{
+	__u32 inl = max_inline ? softhca_inline_ds(max_inline) : 0;
+	__u32 data = max_send_sge > inl ? max_send_sge : inl;
+
+	if (qp_type == SOFTHCA_QPT_UD || qp_type == SOFTHCA_QPT_GSI)
+		return 1 + sizeof(struct softhca_wqe_av) / SOFTHCA_WQE_DS_SIZE +
+		       data;
+	return softhca_sq_max_ds(max_send_sge, max_inline);
 }
 
 /* Basic blocks a WQE of @ds units takes. */
