@@ -40,6 +40,9 @@ enum softhca_reg {
 	SOFTHCA_REG_CMDQ_LOG_SIZE	= 0x020, /* RW log2 of the queue's entries */
 	SOFTHCA_REG_CMD_DB		= 0x024, /* WO slot bitmap (doorbell) */
 	SOFTHCA_REG_ENGINE_DB		= 0x028, /* WO wake-up: a QPN with work */
+	SOFTHCA_REG_ENGINE_DB_ASYNC	= 0x02c, /* WO the same, from any
+						  * context: the card's engine
+						  * thread takes the work */
 	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
 };
 

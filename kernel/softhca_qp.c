@@ -359,6 +359,7 @@ static void softhca_qp_attr_to_hw(struct ib_qp_attr *attr, int mask,
 
 		m |= SOFTHCA_QP_A_AV;
 		memcpy(a->dgid, grh->dgid.raw, sizeof(a->dgid));
+		memcpy(a->dmac, attr->ah_attr.roce.dmac, sizeof(a->dmac));
 		a->sgid_index = grh->sgid_index;
 		a->hop_limit = grh->hop_limit;
 		a->traffic_class = grh->traffic_class;

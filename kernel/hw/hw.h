@@ -7,8 +7,13 @@
 #ifndef SOFTHCA_HW_INTERNAL_H
 #define SOFTHCA_HW_INTERNAL_H
 
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/refcount.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -18,6 +23,7 @@
 #include "../../include/softhca_prm.h"
 #include "softhca_hw.h"
 #include "hw_limits.h"
+#include "hw_pkt.h"
 
 struct platform_device;
 
@@ -34,6 +40,33 @@ struct softhca_hw_vec {
 	call_single_data_t csd;		/* remote delivery */
 	struct irq_work local;		/* delivery on the raising CPU */
 };
+
+/*
+ * What the port counts (the driver reads them for "rdma statistic"):
+ * packets and bytes each way, NAKs and retries, and what was dropped why.
+ */
+struct softhca_hw_counters {
+	atomic64_t tx_packets;
+	atomic64_t tx_bytes;
+	atomic64_t rx_packets;
+	atomic64_t rx_bytes;
+	atomic64_t retransmits;		/* resent after a NAK or timeout */
+	atomic64_t timeouts;		/* transport timer expiries */
+	atomic64_t seq_naks_sent;
+	atomic64_t seq_naks_rcvd;
+	atomic64_t rnr_naks_sent;
+	atomic64_t rnr_naks_rcvd;
+	atomic64_t duplicates;		/* requests seen again */
+	atomic64_t drop_no_qp;		/* no QP (in a receiving state) */
+	atomic64_t drop_qkey;		/* UD/GSI Q_Key mismatch */
+	atomic64_t drop_not_peer;	/* RC/UC from other than the peer */
+	atomic64_t drop_no_wqe;		/* UD/UC with no receive WQE */
+	atomic64_t drop_seq;		/* out of sequence */
+	atomic64_t drop_icrc;		/* bad ICRC (the wire) */
+};
+
+#define softhca_hw_count(hw, c)		atomic64_inc(&(hw)->counters.c)
+#define softhca_hw_count_n(hw, c, n)	atomic64_add(n, &(hw)->counters.c)
 
 struct softhca_hw {
 	struct platform_device *pdev;
@@ -70,7 +103,9 @@ struct softhca_hw {
 	struct xarray cqs;
 	struct xarray mkeys;
 	struct xarray qps;
+	struct xarray srqs;
 	u32 mkey_variant;
+	struct softhca_hw_qp *gsi;	/* QP1, or NULL (cmd_mutex) */
 	struct softhca_hw_eq __rcu *async_eq;	/* events of objects */
 	struct softhca_hw_eq __rcu *cmd_eq;	/* command completions */
 
@@ -80,30 +115,19 @@ struct softhca_hw {
 
 	/* the data-path engine (hw_engine.c) */
 	struct task_struct *engine;
-	/*
-	 * One engine pass at a time; also taken by commands that change what
-	 * the engine walks.
-	 */
-	struct mutex engine_lock;
-	struct list_head engine_qps;	/* QPs with queues to serve */
 	atomic_t engine_kicked;		/* a wake-up doorbell was rung */
-	struct softhca_hw_wqe *engine_wqe;	/* scratch, under engine_lock */
+	/* engine_state and the UARs it is published in */
+	struct mutex uar_lock;
 	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
 	unsigned long engine_quiet_until; /* jiffies: wake-ups leave it asleep */
 	/*
-	 * Generations of what the engine's per-QP lookup caches depend on,
-	 * bumped under engine_lock: MKEYs destroyed, and QP states, QP
-	 * attributes, QPs destroyed and GIDs (the responder of a path).
+	 * Bumped (under gid_lock, or by QP commands) when the responder of a
+	 * path may change: GIDs, QP states and attributes, QPs destroyed. A
+	 * requester's cached peer holds while it is unchanged.
 	 */
-	u64 mkey_gen;
-	u64 path_gen;
-};
-
-/* An MKEY the engine found for a key, valid while hw->mkey_gen == gen. */
-struct softhca_hw_key_cache {
-	u64 gen;
-	u32 key;
-	struct softhca_hw_mkey *mkey;
+	atomic64_t path_gen;
+	spinlock_t gid_lock;		/* gids, gid_valid */
+	struct softhca_hw_counters counters;
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -117,13 +141,13 @@ struct softhca_hw_pas {
 
 struct softhca_hw_pd {
 	u32 pdn;
-	u32 users;			/* MKEYs and QPs on it */
+	u32 users;			/* MKEYs, QPs and SRQs on it */
 };
 
 struct softhca_hw_uar {
 	u32 index;
 	struct page *page;
-	u32 users;			/* CQs and QPs that ring it */
+	u32 users;			/* CQs, QPs and SRQs that ring it */
 };
 
 struct softhca_hw_eq {
@@ -144,28 +168,152 @@ struct softhca_hw_eq {
 struct softhca_hw_cq {
 	u32 cqn;
 	u32 log_size;
+	u32 flags;			/* softhca_cq_flags */
 	struct softhca_hw_eq *eq;
 	struct softhca_hw_uar *uar;
 	u64 dbrec;
 	struct softhca_cq_dbrec *db;	/* dbrec, checked to be RAM */
 	struct softhca_hw_pas pas;
-	spinlock_t lock;		/* pi, arm state, error; process context */
+	/*
+	 * pi, the arm state, error, moderation; taken with BHs off (the
+	 * wire's receive path completes in softirq) and nested inside a QP's
+	 * lock.
+	 */
+	spinlock_t lock;
 	u32 pi;
 	u32 arm_sn_fired;
 	bool error;
+	/* moderation (MODIFY_CQ): hold the event for count CQEs or period */
+	u16 mod_count;
+	u16 mod_period_us;
+	u32 mod_pending;		/* CQEs since the arm, event held */
+	struct hrtimer mod_timer;
+	struct softhca_hw *hw;
 	u32 users;			/* QPs completing to it */
 	struct rcu_head rcu;
 };
 
+/*
+ * One translation of an MKEY (an MR's whole life, or one fast
+ * registration): what a key may reach. Users (a WQE being sent, a receive
+ * being filled, a READ being answered) hold a reference; DESTROY_MKEY
+ * waits for them, a new REG_MR or an invalidation just drops the MKEY's.
+ */
+struct softhca_hw_map {
+	refcount_t ref;
+	struct completion *gone;	/* completed by the last put, if set */
+	u32 key;			/* the key that reaches it */
+	u32 access;			/* softhca_mkey_access */
+	u32 flags;			/* softhca_mkey_flags (PA) */
+	u64 iova;
+	u64 length;
+	struct softhca_hw_pas pas;	/* not for F_PA */
+	struct rcu_head rcu;
+};
+
+struct softhca_hw_mkey {
+	u32 index;
+	u32 flags;			/* softhca_mkey_flags */
+	u32 max_pages;			/* F_FAST_REG */
+	struct softhca_hw_pd *pd;
+	spinlock_t lock;		/* map changes and key */
+	u32 key;			/* the current key (index << 8 | byte) */
+	struct softhca_hw_map __rcu *map;	/* NULL: free */
+	struct rcu_head rcu;
+};
+
+struct softhca_hw_srq {
+	u32 srqn;
+	u32 log_size;
+	u32 log_stride;
+	struct softhca_hw_pd *pd;
+	struct softhca_hw_uar *uar;
+	u64 dbrec;
+	struct softhca_srq_dbrec *db;
+	struct softhca_hw_pas pas;
+	spinlock_t lock;		/* head, taken, limit (BHs off) */
+	u32 head;
+	u32 taken;
+	u32 limit;
+	u32 users;			/* QPs on it */
+	struct rcu_head rcu;
+};
+
+/* The most segments a WQE holds: 8 basic blocks of 4 units. */
+#define SOFTHCA_HW_WQE_SEGS	(SOFTHCA_MAX_WQEBBS * 4)
+
+/* A send WQE as fetched from the SQ, its segments located. */
+struct softhca_hw_wqe {
+	u8 raw[SOFTHCA_MAX_WQEBBS * SOFTHCA_WQEBB_SIZE];
+	struct softhca_wqe_ctrl *ctrl;
+	const struct softhca_wqe_raddr *raddr;
+	const struct softhca_wqe_atomic *atomic;
+	const struct softhca_wqe_av *av;
+	const struct softhca_wqe_reg_mr *reg;
+	const struct softhca_wqe_data *data;
+	u32 ndata;
+	const u8 *inline_data;
+	u32 inline_len;
+	u32 index;			/* basic-block counter of its first */
+	u32 nbb;
+	u64 length;
+	/* its gather list, checked: references held */
+	struct softhca_hw_seg seg[SOFTHCA_HW_MAX_SGE];
+	u32 nseg;
+};
+
+/* A send WQE between its first packet and its completion. */
+struct softhca_hw_flight {
+	u32 index;			/* first basic block */
+	u32 nbb;
+	u32 first_psn;
+	u32 last_psn;			/* inclusive */
+	u64 length;
+	u64 got;			/* READ: response bytes written */
+	u32 syndrome;
+	u8 opcode;			/* softhca_wqe_opcode */
+	u8 status;			/* softhca_cqe_status */
+	bool signaled;
+	bool rd;			/* holds a READ/atomic credit */
+	bool done;
+};
+
+#define SOFTHCA_HW_FLIGHT	32	/* WQEs a QP has in flight */
+
+/* A READ or atomic the responder answers (max_dest_rd_atomic of them). */
+struct softhca_hw_res {
+	u8 opcode;			/* READ_REQUEST, CMP_SWAP, FETCH_ADD */
+	bool busy;			/* READ: responses still to send */
+	u32 psn;			/* of the request */
+	u32 npkts;			/* PSNs it takes */
+	/* READ */
+	struct softhca_hw_seg seg;	/* what is read (reference held) */
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 sent;			/* response bytes sent */
+	/* atomic */
+	u64 orig;			/* the result, replayed to duplicates */
+};
+
+/* Why the engine must visit a QP (qp->work bits). */
+enum softhca_hw_qp_work {
+	SOFTHCA_HW_QPW_RUN	= 0,	/* the requester may go on */
+	SOFTHCA_HW_QPW_PUSH	= 1,	/* the responder has READ responses */
+	SOFTHCA_HW_QPW_FLUSH	= 2,	/* in error: complete what is posted */
+};
+
 struct softhca_hw_qp {
+	/* set at creation, constant */
 	u32 qpn;
 	u8 type;			/* softhca_qp_type */
-	u8 state;			/* softhca_qp_state */
 	u32 flags;			/* softhca_qp_flags */
+	struct softhca_hw *hw;
 	struct softhca_hw_pd *pd;
 	struct softhca_hw_cq *scq;
 	struct softhca_hw_cq *rcq;
 	struct softhca_hw_uar *uar;
+	struct softhca_hw_srq *srq;	/* or NULL: its own RQ */
 	struct softhca_hw_pas pas;	/* RQ, then SQ */
 	u32 log_sq_size;		/* basic blocks */
 	u32 log_rq_size;		/* receive WQEs */
@@ -173,34 +321,80 @@ struct softhca_hw_qp {
 	u64 sq_offset;			/* bytes from the start of the buffer */
 	u64 dbrec;
 	struct softhca_qp_dbrec *db;	/* dbrec, checked to be RAM */
-	struct softhca_qp_attr attr;	/* as MODIFY_QP set it */
 
-	/* engine state, under hw->engine_lock */
-	struct list_head engine;	/* hw->engine_qps */
-	u32 sq_ci;			/* next send basic block */
-	u32 rq_ci;			/* next receive WQE */
-	u32 retries;			/* transport retries spent on this WQE */
-	u32 rnr_retries;		/* RNR retries spent on this WQE */
-	bool waiting;			/* the SQ waits until @deadline */
-	ktime_t deadline;
-	bool comm_est;			/* first message seen in RTR */
-	/* lookups the engine repeats for every message */
-	struct softhca_hw_key_cache lkey;	/* this QP's SGEs */
-	struct softhca_hw_key_cache rkey;	/* rkeys of requests to it */
-	u64 resp_gen;			/* hw->path_gen when resp was found */
-	struct softhca_hw_qp *resp;	/* the responder of its path, or NULL */
-};
-
-struct softhca_hw_mkey {
-	u32 key;
-	struct softhca_hw_pd *pd;
-	u32 access;
-	u64 iova;
-	u64 length;
-	struct softhca_hw_pas pas;
+	/* lifetime */
+	refcount_t ref;			/* the table's, and every user's */
+	struct completion free;		/* the last reference went */
+	unsigned long work;		/* softhca_hw_qp_work bits */
 	struct rcu_head rcu;
-};
 
+	/*
+	 * The QP's engine context: sending (the requester), the responder's
+	 * READ responses, flushing. One thread at a time; commands take it
+	 * to change the state under the engine's feet. Sleeps allowed.
+	 */
+	struct mutex run;
+	struct softhca_hw_wqe *sw;	/* the WQE being sent (run) */
+	bool sending;			/* sw holds a WQE partly sent */
+	u64 sent;			/* its bytes sent so far */
+	u32 sent_psn;			/* the PSN of its next packet */
+	u32 sq_next;			/* the next WQE to fetch (run + lock) */
+	u64 path_gen;			/* hw->path_gen when peer was found */
+	struct softhca_hw_qp *peer;	/* RC/UC: the responder (cached) */
+	u32 fl_send;			/* flight place of the next WQE sent */
+	bool resend_psn_valid;		/* after a rewind: from resend_psn */
+	u32 resend_psn;
+
+	/*
+	 * Everything else: state and attributes, the flight (requester and
+	 * completer share it), the completer's and the responder's state.
+	 * A spinlock taken with BHs off (packets arrive in softirq); never
+	 * held while another QP's lock is taken. Nests: qp->lock, then a
+	 * CQ's lock, then an EQ's.
+	 */
+	spinlock_t lock;
+	u8 state;			/* softhca_qp_state */
+	struct softhca_qp_attr attr;	/* as MODIFY_QP set it (run + lock) */
+	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED given */
+
+	/* the flight: sent WQEs, oldest first */
+	struct softhca_hw_flight flight[SOFTHCA_HW_FLIGHT];
+	u32 fl_head;			/* oldest */
+	u32 fl_tail;			/* next free */
+	u32 sq_ci;			/* the oldest WQE not completed */
+	u32 rd_out;			/* READs and atomics in flight */
+
+	/* completer */
+	struct softhca_hw_wqe *cw;	/* the READ/atomic being completed */
+	bool cw_loaded;			/* cw holds flight[fl_head]'s WQE */
+	u32 retries;			/* transport retries of this PSN */
+	u32 rnr_retries;
+	bool rewind;			/* resend from rewind_psn */
+	u32 rewind_psn;
+	bool waiting;			/* resend not before deadline */
+	bool timer_armed;		/* no ACK by deadline: retry */
+	ktime_t deadline;
+	bool sqd_notify_pending;	/* SQ_DRAINED when the flight empties */
+
+	/* responder */
+	bool comm_est;			/* first message seen in RTR */
+	bool nak_sent;			/* a PSN sequence NAK stands */
+	u32 msn;
+	u32 rq_ci;			/* the next receive WQE */
+	u32 rmsg;			/* OPM_SEND or OPM_WRITE going on, or 0 */
+	bool rdrop;			/* UC: dropping the rest of a message */
+	bool rwqe;			/* a receive WQE is being filled */
+	u32 rwqe_index;			/* its RQ counter or SRQ index */
+	u64 rcap;			/* its bytes */
+	u64 roff;			/* bytes written into it */
+	struct softhca_hw_seg rseg[SOFTHCA_HW_MAX_SGE];
+	u32 nrseg;
+	struct softhca_hw_seg wseg;	/* WRITE target (reference held) */
+	u64 woff;			/* bytes written into it */
+	struct softhca_hw_res res[SOFTHCA_HW_MAX_RD_ATOM];
+	u32 res_head;			/* oldest READ still answering */
+	u32 res_tail;			/* next free */
+};
 /* What a command handler gets and returns. */
 struct softhca_hw_cmd_ctx {
 	const void *in;
@@ -247,6 +441,7 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_MKEY_LIMIT		= 0x1602,
 	SOFTHCA_SYND_MKEY_ACCESS	= 0x1603,
 	SOFTHCA_SYND_MKEY_LENGTH	= 0x1604,
+	SOFTHCA_SYND_MKEY_FLAGS		= 0x1605,
 	SOFTHCA_SYND_NO_QP		= 0x1701,
 	SOFTHCA_SYND_QP_LIMIT		= 0x1702,
 	SOFTHCA_SYND_QP_TYPE		= 0x1703,
@@ -254,7 +449,14 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_QP_CQ		= 0x1705,
 	SOFTHCA_SYND_QP_STATE		= 0x1706,
 	SOFTHCA_SYND_QP_ATTR		= 0x1707,
+	SOFTHCA_SYND_QP_SRQ		= 0x1708,
 	SOFTHCA_SYND_GID_INDEX		= 0x1801,
+	SOFTHCA_SYND_NO_SRQ		= 0x1901,
+	SOFTHCA_SYND_SRQ_LIMIT		= 0x1902,
+	SOFTHCA_SYND_SRQ_SIZE		= 0x1903,
+	SOFTHCA_SYND_SRQ_BUSY		= 0x1904,
+	SOFTHCA_SYND_SRQ_ARM		= 0x1905,
+	SOFTHCA_SYND_CQ_MODERATION	= 0x1a01,
 	/* data path: vendor_err of error CQEs, data0 of QP error EQEs */
 	SOFTHCA_SYND_WQE_FORMAT		= 0x2001,
 	SOFTHCA_SYND_WQE_OPCODE		= 0x2002,
@@ -275,6 +477,16 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_QUEUE_INDEX	= 0x2011,
 	SOFTHCA_SYND_LOCAL_LENGTH	= 0x2012,
 	SOFTHCA_SYND_FLUSH		= 0x2013,
+	SOFTHCA_SYND_NAK_INV_REQ	= 0x2014, /* the responder's NAKs */
+	SOFTHCA_SYND_NAK_REM_ACCESS	= 0x2015,
+	SOFTHCA_SYND_NAK_REM_OP		= 0x2016,
+	SOFTHCA_SYND_MKEY_STATE		= 0x2017, /* fast-reg MKEY not free/valid */
+	SOFTHCA_SYND_PAGE_LIST		= 0x2018,
+	SOFTHCA_SYND_NOT_PRIV		= 0x2019, /* a kernel-only operation */
+	SOFTHCA_SYND_INVALIDATE		= 0x201a,
+	SOFTHCA_SYND_UD_LENGTH		= 0x201b,
+	SOFTHCA_SYND_AV			= 0x201c,
+	SOFTHCA_SYND_RD_ATOMIC		= 0x201d, /* too many READs/atomics */
 };
 
 /* hw_caps.c */
@@ -335,6 +547,7 @@ static inline void softhca_hw_store_words(void *dst, const void *src,
 }
 
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len);
+bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len);
 void *softhca_hw_dma_va(struct softhca_hw *hw, u64 addr);
 
 /* hw_objs.c: PDs and UARs */
@@ -368,7 +581,11 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw,
 u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
 			     struct softhca_hw_cmd_ctx *c);
 u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
 void softhca_hw_cqs_cleanup(struct softhca_hw *hw);
+int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
+		       struct softhca_cqe *cqe, bool solicited);
 
 /* hw_mkey.c */
 u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,
@@ -378,15 +595,44 @@ u8 softhca_hw_cmd_destroy_mkey(struct softhca_hw *hw,
 u8 softhca_hw_cmd_query_mkey(struct softhca_hw *hw,
 			     struct softhca_hw_cmd_ctx *c);
 void softhca_hw_mkeys_cleanup(struct softhca_hw *hw);
+u32 softhca_hw_mkey_reg(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_wqe_reg_mr *reg);
+u32 softhca_hw_mkey_invalidate(struct softhca_hw *hw, struct softhca_hw_pd *pd,
+			       u32 key);
 
-/* hw_cq.c: completions */
-int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
-		       struct softhca_cqe *cqe, bool solicited);
+/* hw_mem.c: memory keys at work, and the data mover */
+u32 softhca_hw_map_get(struct softhca_hw *hw, u32 key, struct softhca_hw_pd *pd,
+		       bool priv, u32 access, u64 addr, u64 len, bool remote,
+		       struct softhca_hw_seg *seg);
+void softhca_hw_map_put(struct softhca_hw_map *map);
+void softhca_hw_segs_put(struct softhca_hw_seg *seg, u32 n);
+void *softhca_hw_map_ptr(struct softhca_hw *hw, struct softhca_hw_map *map,
+			 u64 addr, u32 *contig);
+u64 softhca_hw_copy(struct softhca_hw *hw, const struct softhca_hw_seg *dst,
+		    u32 ndst, u64 dst_off, const struct softhca_hw_src *src,
+		    u64 len);
 
 /* hw_gid.c */
 u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid);
 bool softhca_hw_gid_matches(struct softhca_hw *hw, u32 index, const u8 *gid);
+bool softhca_hw_gid_get(struct softhca_hw *hw, u32 index, u8 *gid);
+
+/* hw_srq.c */
+u8 softhca_hw_cmd_create_srq(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_destroy_srq(struct softhca_hw *hw,
+			      struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_query_srq(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_modify_srq(struct softhca_hw *hw,
+			     struct softhca_hw_cmd_ctx *c);
+void softhca_hw_srqs_cleanup(struct softhca_hw *hw);
+
+/* hw_rq.c: receive WQEs from an RQ or an SRQ */
+int softhca_hw_rq_take(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+		       u32 *synd);
+void softhca_hw_rq_release(struct softhca_hw_qp *qp);
 
 /* hw_qp.c */
 u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw,
@@ -397,43 +643,87 @@ u8 softhca_hw_cmd_query_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw,
 			    struct softhca_hw_cmd_ctx *c);
 void softhca_hw_qps_cleanup(struct softhca_hw *hw);
+struct softhca_hw_qp *softhca_hw_qp_get(struct softhca_hw *hw, u32 qpn);
+void softhca_hw_qp_put(struct softhca_hw_qp *qp);
 void softhca_hw_qp_to_error(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			    u8 event, u32 syndrome);
+bool softhca_hw_qp_receives(u8 state);
+bool softhca_hw_qp_dbrec(struct softhca_hw_qp *qp, u32 *rq_pi, u32 *sq_pi);
+int softhca_hw_post_cqe(struct softhca_hw *hw, struct softhca_hw_cq *cq,
+			u32 qpn, u32 index, u8 opcode, u8 status, u32 syndrome,
+			u64 length, u8 flags, __be32 imm, u32 src_qp);
 
-/* hw_mem.c: MKEY checks and the data mover */
-struct softhca_hw_sge {
-	struct softhca_hw_mkey *mkey;
-	u64 addr;
-	u32 len;
+/* hw_wqe.c: the send queue */
+u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			 u32 index, u32 pi, struct softhca_hw_wqe *w);
+int softhca_hw_sq_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+		       u64 off, void *buf, u32 len);
+u8 softhca_hw_cqe_opcode(u8 wqe_opcode);
+u32 softhca_hw_packets(u32 path_mtu, u64 len);
+
+/* hw_opcode.c */
+u32 softhca_hw_opcode_mask(u8 opcode);
+
+/* hw_grh.c: the network header of a UD receive */
+#define SOFTHCA_HW_GRH_SIZE	40
+bool softhca_hw_gid_is_v4(const u8 *gid);
+u32 softhca_hw_udp_len(const struct softhca_hw_pkt *pkt);
+void softhca_hw_grh_build(u8 *grh, const struct softhca_hw_pkt *pkt);
+
+/* hw_req.c: the requester */
+u32 softhca_hw_rnr_us(u8 timer);
+u64 softhca_hw_timeout_us(struct softhca_hw_qp *qp);
+u32 softhca_hw_req_segs(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			struct softhca_hw_wqe *w);
+bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			u64 budget, ktime_t *next);
+void softhca_hw_req_reset(struct softhca_hw_qp *qp);
+
+/* hw_resp.c: the responder */
+
+/* What the responder answers: a packet, and a reference for its payload. */
+struct softhca_hw_answer {
+	struct softhca_hw_pkt pkt;
+	struct softhca_hw_seg seg;	/* READ response bytes */
 };
 
-u32 softhca_hw_mkey_check(struct softhca_hw *hw,
-			  struct softhca_hw_key_cache *kc, u32 key,
-			  struct softhca_hw_pd *pd, u32 access, u64 addr,
-			  u64 len, bool remote, struct softhca_hw_mkey **out);
-void *softhca_hw_mkey_ptr(struct softhca_hw *hw, struct softhca_hw_mkey *mkey,
-			  u64 addr, u32 *contig);
-u64 softhca_hw_copy(struct softhca_hw *hw, struct softhca_hw_sge *dst,
-		    u32 ndst, struct softhca_hw_sge *src, u32 nsrc,
-		    const void *inline_src, u64 len);
+bool softhca_hw_resp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_hw_pkt *pkt,
+			struct softhca_hw_answer *ans);
+void softhca_hw_answer_put(struct softhca_hw_answer *ans);
+bool softhca_hw_resp_push(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			  u64 budget);
+void softhca_hw_resp_reset(struct softhca_hw_qp *qp);
+
+/* hw_comp.c: the completer */
+void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_hw_pkt *pkt);
+void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp);
+bool softhca_hw_comp_timers(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			    ktime_t *next);
+void softhca_hw_comp_take_segs(struct softhca_hw_qp *qp,
+			       struct softhca_hw_wqe *w);
+void softhca_hw_comp_reset(struct softhca_hw_qp *qp);
+
+/* hw_wire.c: where packets go */
+void softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			  struct softhca_hw_pkt *pkt);
+void softhca_hw_wire_answer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			    struct softhca_hw_answer *ans);
+
+/* hw_flush.c */
+bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 
 /* hw_engine.c */
 int softhca_hw_engine_start(struct softhca_hw *hw);
 void softhca_hw_engine_stop(struct softhca_hw *hw);
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn);
+void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn);
 void softhca_hw_engine_halt(struct softhca_hw *hw);
 void softhca_hw_engine_resume(struct softhca_hw *hw);
-void softhca_hw_engine_add_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
-void softhca_hw_engine_del_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp);
+void softhca_hw_engine_schedule(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				int work);
 void softhca_hw_uar_publish(struct softhca_hw *hw, struct softhca_hw_uar *uar);
-
-/* hw_transport.c: executing send WQEs on the loopback wire */
-struct softhca_hw_wqe;
-int softhca_hw_transport_init(struct softhca_hw *hw);
-void softhca_hw_transport_cleanup(struct softhca_hw *hw);
-bool softhca_hw_sq_process(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			   ktime_t *next);
-bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 
 /* hw_irq.c */
 int softhca_hw_irq_init(struct softhca_hw *hw, unsigned int nvec);

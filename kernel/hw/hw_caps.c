@@ -39,8 +39,12 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 	caps->vendor_part_id = cpu_to_le32(SOFTHCA_PART_ID);
 	caps->hw_version = cpu_to_le32(1);
 	caps->cap_flags = cpu_to_le32(SOFTHCA_CAP_RC | SOFTHCA_CAP_UC |
+				      SOFTHCA_CAP_UD | SOFTHCA_CAP_SRQ |
 				      SOFTHCA_CAP_ATOMIC |
-				      SOFTHCA_CAP_CMD_EVENTS);
+				      SOFTHCA_CAP_CMD_EVENTS |
+				      SOFTHCA_CAP_GSI | SOFTHCA_CAP_FAST_REG |
+				      SOFTHCA_CAP_PA_MKEY |
+				      SOFTHCA_CAP_CQ_MODERATION);
 	caps->max_qp = cpu_to_le32(SOFTHCA_HW_COUNT(QP));
 	caps->max_qp_wr = cpu_to_le32(SOFTHCA_HW_MAX_QP_WR);
 	caps->max_sge = cpu_to_le32(SOFTHCA_HW_MAX_SGE);
@@ -49,6 +53,13 @@ void softhca_hw_caps_fill(const struct softhca_hw *hw,
 	caps->max_cqe = cpu_to_le32(BIT(SOFTHCA_HW_LOG_MAX_CQ) - 1);
 	caps->max_mr = cpu_to_le32(SOFTHCA_HW_COUNT(MKEY));
 	caps->max_pd = cpu_to_le32(SOFTHCA_HW_COUNT(PD));
+	caps->max_srq = cpu_to_le32(SOFTHCA_HW_COUNT(SRQ));
+	caps->max_srq_wr = cpu_to_le32(BIT(SOFTHCA_HW_LOG_MAX_SRQ) - 1);
+	caps->max_srq_sge = cpu_to_le32(SOFTHCA_HW_MAX_SGE);
+	caps->max_ah = cpu_to_le32(SOFTHCA_HW_MAX_AH);
+	caps->max_fast_reg_pages = cpu_to_le32(SOFTHCA_HW_MAX_FAST_REG_PAGES);
+	caps->max_cq_count = cpu_to_le32(SOFTHCA_HW_MAX_CQ_COUNT);
+	caps->max_cq_period_us = cpu_to_le32(SOFTHCA_HW_MAX_CQ_PERIOD_US);
 	caps->max_qp_rd_atom = cpu_to_le32(SOFTHCA_HW_MAX_RD_ATOM);
 	caps->max_qp_init_rd_atom = cpu_to_le32(SOFTHCA_HW_MAX_RD_ATOM);
 	caps->max_inline_data = cpu_to_le32(SOFTHCA_HW_MAX_INLINE);

@@ -4,6 +4,12 @@
  * in host memory (its PAS), a doorbell record the card reads (consumer
  * index and arm word), the completion EQ its events go to and the UAR its
  * owner rings.
+ *
+ * Events can be moderated (MODIFY_CQ, for rdma_dim): an armed CQ then
+ * raises its event once count CQEs were written, or period_us after the
+ * first of them (an hrtimer), whichever comes first. With
+ * SOFTHCA_CQ_F_IGNORE_OVERRUN a full CQ keeps being written (the consumer
+ * accepts losing CQEs) instead of going to error.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -12,8 +18,26 @@
 
 static void softhca_hw_cq_free(struct softhca_hw_cq *cq)
 {
+	hrtimer_cancel(&cq->mod_timer);
 	softhca_hw_pas_free(&cq->pas);
-	kfree(cq);
+	kfree_rcu(cq, rcu);
+}
+
+static enum hrtimer_restart softhca_hw_cq_mod_timer(struct hrtimer *t)
+{
+	struct softhca_hw_cq *cq = container_of(t, struct softhca_hw_cq,
+						mod_timer);
+	bool fire;
+
+	/* a softirq timer: cq->lock is taken with BHs off elsewhere */
+	spin_lock(&cq->lock);
+	fire = cq->mod_pending;
+	cq->mod_pending = 0;
+	spin_unlock(&cq->lock);
+	if (fire)
+		softhca_hw_eq_post(cq->hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0,
+				   0);
+	return HRTIMER_NORESTART;
 }
 
 u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
@@ -33,6 +57,10 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 	if (ctx->log_cqe_size != SOFTHCA_LOG_CQE_SIZE) {
 		c->syndrome = SOFTHCA_SYND_CQE_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (le32_to_cpu(ctx->flags) & ~SOFTHCA_CQ_F_IGNORE_OVERRUN) {
+		c->syndrome = SOFTHCA_SYND_CQ_SIZE;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
 	eq = xa_load(&hw->eqs, le32_to_cpu(ctx->eqn));
@@ -56,6 +84,10 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;
 	}
 	spin_lock_init(&cq->lock);
+	hrtimer_init(&cq->mod_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cq->mod_timer.function = softhca_hw_cq_mod_timer;
+	cq->hw = hw;
+	cq->flags = le32_to_cpu(ctx->flags);
 	cq->log_size = ctx->log_size;
 	cq->dbrec = dbrec;
 	cq->db = softhca_hw_dma_va(hw, dbrec);
@@ -98,8 +130,7 @@ u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
 		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
 	}
 	xa_erase(&hw->cqs, cqn);
-	/* the engine looks CQs up under RCU */
-	synchronize_rcu();
+	/* no QP completes to it (users); its moderation timer is stopped */
 	cq->eq->users--;
 	cq->uar->users--;
 	softhca_hw_cq_free(cq);
@@ -125,12 +156,29 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->ctx.pas.log_block_size = cq->pas.log_block_size;
 	out->ctx.pas.page_offset = cq->pas.offset /
 		(BIT(cq->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
-	spin_lock(&cq->lock);
+	out->ctx.flags = cpu_to_le32(cq->flags);
+	spin_lock_bh(&cq->lock);
 	out->pi = cpu_to_le32(cq->pi);
 	out->ci = READ_ONCE(cq->db->ci);
 	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
 	out->state = cpu_to_le32(cq->error);
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_cq_modify_in *in = c->in;
+	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->cqn));
+
+	if (!cq) {
+		c->syndrome = SOFTHCA_SYND_NO_CQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	spin_lock_bh(&cq->lock);
+	cq->mod_count = le16_to_cpu(in->count);
+	cq->mod_period_us = le16_to_cpu(in->period_us);
+	spin_unlock_bh(&cq->lock);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -180,14 +228,14 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 	u64 off;
 	u8 owner;
 
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	if (cq->error) {
 		ret = -EIO;
 		goto out;
 	}
 	if (cq->pi - softhca_hw_cq_ci(cq->pi,
 				      le32_to_cpu(READ_ONCE(cq->db->ci))) >=
-	    size) {
+	    size && !(cq->flags & SOFTHCA_CQ_F_IGNORE_OVERRUN)) {
 		syndrome = SOFTHCA_CQ_SYND_OVERRUN;
 		ret = -ENOSPC;
 		goto out;
@@ -215,11 +263,26 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 				      cqe->status != SOFTHCA_CQE_ST_SUCCESS)) {
 		cq->arm_sn_fired = softhca_cq_arm_sn(arm);
 		fire = true;
+		/* moderated: hold it for count CQEs or period_us */
+		if (cq->mod_count > 1 || cq->mod_period_us) {
+			fire = ++cq->mod_pending >= max_t(u16, cq->mod_count, 1);
+			if (fire)
+				cq->mod_pending = 0;
+			else if (cq->mod_period_us)
+				hrtimer_start(&cq->mod_timer,
+					      ns_to_ktime((u64)cq->mod_period_us * NSEC_PER_USEC),
+					      HRTIMER_MODE_REL_SOFT);
+		}
+	} else if (cq->mod_pending &&
+		   ++cq->mod_pending >= max_t(u16, cq->mod_count, 1)) {
+		/* CQEs after the arm fired count toward the held event */
+		cq->mod_pending = 0;
+		fire = true;
 	}
 out:
 	if (syndrome)
 		cq->error = true;
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 	if (fire)
 		softhca_hw_eq_post(hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0, 0);
 	if (syndrome)
@@ -236,4 +299,25 @@ void softhca_hw_cqs_cleanup(struct softhca_hw *hw)
 	xa_for_each(&hw->cqs, i, cq)
 		softhca_hw_cq_free(cq);
 	xa_destroy(&hw->cqs);
+}
+
+/* A CQE for QP @qpn on @cq (see struct softhca_cqe for the fields). */
+int softhca_hw_post_cqe(struct softhca_hw *hw, struct softhca_hw_cq *cq,
+			u32 qpn, u32 index, u8 opcode, u8 status, u32 syndrome,
+			u64 length, u8 flags, __be32 imm, u32 src_qp)
+{
+	struct softhca_cqe cqe = {
+		.qpn = cpu_to_le32(qpn),
+		.byte_cnt = cpu_to_le32(length),
+		.imm = imm,
+		.src_qp = cpu_to_le32(src_qp),
+		.vendor_err = cpu_to_le32(syndrome),
+		.wqe_counter = cpu_to_le32(index),
+		.opcode = opcode,
+		.status = status,
+		.flags = flags,
+	};
+
+	return softhca_hw_cq_post(hw, cq, &cqe,
+				  flags & SOFTHCA_CQE_F_SOLICITED);
 }

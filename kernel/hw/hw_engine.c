@@ -23,6 +23,12 @@
  * another thread's pass, time themselves with local_clock() (the TSC),
  * wake-up back-off is in jiffies, and only a QP waiting on a timer reads
  * ktime.
+ *
+ * There is no lock over a pass: each QP has its engine context (qp->run),
+ * which one thread holds while it visits the QP (sends within a budget,
+ * pushes READ responses, flushes), so two threads serve two QPs at once
+ * and a wake-up serves the QP that rang first. A pass walks the QP table
+ * by number and takes a reference on each QP it visits.
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -54,19 +60,16 @@ module_param(engine_kick_wait_us, uint, 0644);
 MODULE_PARM_DESC(engine_kick_wait_us,
 		 "How long a wake-up doorbell waits for a pass in another thread to end before leaving the work to the engine thread (us)");
 
-void softhca_hw_engine_add_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp)
+/* @qp has @work for the engine (any context): the engine thread visits. */
+void softhca_hw_engine_schedule(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				int work)
 {
-	lockdep_assert_held(&hw->engine_lock);
-	list_add_tail(&qp->engine, &hw->engine_qps);
+	set_bit(work, &qp->work);
+	atomic_set(&hw->engine_kicked, 1);
+	wake_up_process(hw->engine);
 }
 
-void softhca_hw_engine_del_qp(struct softhca_hw *hw, struct softhca_hw_qp *qp)
-{
-	lockdep_assert_held(&hw->engine_lock);
-	list_del_init(&qp->engine);
-}
-
-/* Write the engine state into @uar (engine lock held). */
+/* Write the engine state into @uar (uar_lock held). */
 void softhca_hw_uar_publish(struct softhca_hw *hw, struct softhca_hw_uar *uar)
 {
 	__le32 *state = page_address(uar->page) + SOFTHCA_UAR_ENGINE_STATE;
@@ -79,57 +82,113 @@ static void softhca_hw_engine_publish(struct softhca_hw *hw, u32 state)
 	struct softhca_hw_uar *uar;
 	unsigned long i;
 
-	mutex_lock(&hw->engine_lock);
+	mutex_lock(&hw->uar_lock);
 	hw->engine_state = state;
 	xa_for_each(&hw->uars, i, uar)
 		softhca_hw_uar_publish(hw, uar);
-	mutex_unlock(&hw->engine_lock);
+	mutex_unlock(&hw->uar_lock);
 	/* the state is visible before we look at doorbell records again */
 	smp_mb();
 }
 
 /*
- * One pass over every served QP: execute new send WQEs, flush QPs in
- * error. Return whether anything was done; @next gets the earliest
- * deadline of a QP waiting for a timer.
+ * Has @qp something for the engine: a posted WQE not yet taken, a timer,
+ * a resend, READ responses, WQEs to flush? Read without locks: a stale
+ * answer costs one visit or waits for the next pass.
+ */
+static bool softhca_hw_qp_has_work(struct softhca_hw_qp *qp)
+{
+	u32 rq_pi, sq_pi;
+	u8 state;
+
+	if (READ_ONCE(qp->work))
+		return true;
+	state = READ_ONCE(qp->state);
+	if (state == SOFTHCA_QPS_ERR) {
+		/* posted since the last flush (garbage counts are not) */
+		softhca_hw_qp_dbrec(qp, &rq_pi, &sq_pi);
+		sq_pi -= READ_ONCE(qp->sq_ci);
+		rq_pi -= READ_ONCE(qp->rq_ci);
+		return (sq_pi && sq_pi <= BIT(qp->log_sq_size)) ||
+		       (!qp->srq && rq_pi && rq_pi <= BIT(qp->log_rq_size));
+	}
+	if (state != SOFTHCA_QPS_RTS && !READ_ONCE(qp->sending))
+		return false;
+	softhca_hw_qp_dbrec(qp, NULL, &sq_pi);
+	return sq_pi != READ_ONCE(qp->sq_next) || READ_ONCE(qp->sending) ||
+	       READ_ONCE(qp->waiting) || READ_ONCE(qp->timer_armed) ||
+	       READ_ONCE(qp->rewind);
+}
+
+/*
+ * Visit @qp in its engine context (held): flush it in error, else push
+ * its READ responses and send, each within the QP budget. Return whether
+ * anything was done; @next gets the QP's timer.
+ */
+static bool softhca_hw_qp_visit(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				ktime_t *next)
+{
+	bool work = false;
+
+	clear_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
+	if (READ_ONCE(qp->state) == SOFTHCA_QPS_ERR)
+		return softhca_hw_qp_flush(hw, qp);
+	if (test_bit(SOFTHCA_HW_QPW_PUSH, &qp->work))
+		work |= softhca_hw_resp_push(hw, qp, SOFTHCA_HW_QP_BUDGET);
+	work |= softhca_hw_req_run(hw, qp, SOFTHCA_HW_QP_BUDGET, next);
+	if (READ_ONCE(qp->state) == SOFTHCA_QPS_ERR)
+		work |= softhca_hw_qp_flush(hw, qp);
+	return work;
+}
+
+/* The next QP at or after *@index with work, referenced, or NULL. */
+static struct softhca_hw_qp *softhca_hw_engine_next(struct softhca_hw *hw,
+						    unsigned long *index)
+{
+	struct softhca_hw_qp *qp;
+
+	rcu_read_lock();
+	for (qp = xa_find(&hw->qps, index, ULONG_MAX, XA_PRESENT); qp;
+	     qp = xa_find_after(&hw->qps, index, ULONG_MAX, XA_PRESENT)) {
+		if (READ_ONCE(qp->state) >= SOFTHCA_QPS_RTR &&
+		    softhca_hw_qp_has_work(qp) &&
+		    refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
+/*
+ * One pass over the QPs the engine serves (RTR and later) that have work
+ * (a QP another thread is visiting is skipped: it is served). The walk is
+ * by QP number, one referenced QP at a time, so a visit may sleep. Return
+ * whether anything was done; @next gets the earliest timer of a QP.
  */
 static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 {
-	struct softhca_hw_qp *qp, *tmp;
+	unsigned long index = 0;
+	struct softhca_hw_qp *qp;
 	bool work = false;
 
-	lockdep_assert_held(&hw->engine_lock);
-	if (hw->halted)
-		return false;
-	list_for_each_entry_safe(qp, tmp, &hw->engine_qps, engine) {
-		if (qp->state == SOFTHCA_QPS_ERR)
-			work |= softhca_hw_qp_flush(hw, qp);
-		else if (qp->state == SOFTHCA_QPS_RTS)
-			work |= softhca_hw_sq_process(hw, qp, next);
+	while (!READ_ONCE(hw->halted) &&
+	       (qp = softhca_hw_engine_next(hw, &index))) {
+		if (mutex_trylock(&qp->run)) {
+			if (!READ_ONCE(hw->halted))
+				work |= softhca_hw_qp_visit(hw, qp, next);
+			mutex_unlock(&qp->run);
+		}
+		softhca_hw_qp_put(qp);
+		index++;
 	}
 	return work;
 }
 
-/*
- * Run a pass. While polling (@polling) the engine does not wait for a
- * doorbell that is running a pass in its ringing thread: the ringing
- * thread does that work. Before sleeping it always makes a full pass.
- */
-static bool softhca_hw_engine_run(struct softhca_hw *hw, ktime_t *next,
-				  bool polling)
+/* Run a pass (the engine thread). */
+static bool softhca_hw_engine_run(struct softhca_hw *hw, ktime_t *next)
 {
-	bool work;
-
 	*next = KTIME_MAX;
-	if (polling) {
-		if (!mutex_trylock(&hw->engine_lock))
-			return false;
-	} else {
-		mutex_lock(&hw->engine_lock);
-	}
-	work = softhca_hw_engine_pass(hw, next);
-	mutex_unlock(&hw->engine_lock);
-	return work;
+	return softhca_hw_engine_pass(hw, next);
 }
 
 /* The polling thread's clock (ns): cheap, and it only times itself. */
@@ -183,7 +242,7 @@ static int softhca_hw_engine_fn(void *data)
 
 	while (!kthread_should_stop()) {
 		atomic_set(&hw->engine_kicked, 0);
-		if (softhca_hw_engine_run(hw, &next, true))
+		if (softhca_hw_engine_run(hw, &next))
 			last_work = softhca_hw_engine_clock();
 		switch (softhca_hw_engine_next_step(last_work)) {
 		case SOFTHCA_HW_POLL:
@@ -211,7 +270,7 @@ static int softhca_hw_engine_fn(void *data)
 
 		/* go idle: say so, then look once more */
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
-		if (softhca_hw_engine_run(hw, &next, false)) {
+		if (softhca_hw_engine_run(hw, &next)) {
 			softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
 			last_work = softhca_hw_engine_clock();
 			continue;
@@ -227,17 +286,17 @@ static int softhca_hw_engine_fn(void *data)
 }
 
 /*
- * Take the engine lock for a pass in the ringing thread. Another thread's
- * pass (a few microseconds) may hold it, typically the peer's own wake-up
- * pass, which may have scanned this doorbell record before it was written:
- * wait for that pass for up to engine_kick_wait_us rather than hand the
- * work to the engine thread, which would need a CPU and a thread switch.
+ * Take @qp's engine context for a visit in the ringing thread. Another
+ * thread may hold it for a few microseconds, typically the engine thread
+ * polling it: wait for that for up to engine_kick_wait_us rather than hand
+ * the work to the engine thread, which would need a CPU and a thread
+ * switch.
  */
-static bool softhca_hw_engine_kick_lock(struct softhca_hw *hw)
+static bool softhca_hw_engine_kick_lock(struct softhca_hw_qp *qp)
 {
 	u64 until = 0;
 
-	while (!mutex_trylock(&hw->engine_lock)) {
+	while (!mutex_trylock(&qp->run)) {
 		if (!until)
 			until = softhca_hw_engine_clock() +
 				(u64)READ_ONCE(engine_kick_wait_us) *
@@ -252,52 +311,84 @@ static bool softhca_hw_engine_kick_lock(struct softhca_hw *hw)
 /**
  * softhca_hw_engine_kick - the wake-up doorbell (SOFTHCA_REG_ENGINE_DB)
  * @hw: the card
- * @qpn: the QP that has new work (informational: the engine scans all)
+ * @qpn: the QP that has new work
  *
- * The ringing thread runs one pass itself (after waiting briefly for a
- * pass in another thread to end), so a post to an idle card is served
- * without a thread switch. The engine thread is then woken to keep polling
- * while work continues, unless the pass left nothing waiting on a timer
- * and the engine is backing off (it found its CPU wanted by another task
- * within engine_backoff_us). When the lock stays taken (a long copy, a
- * command) the engine thread gets the work.
+ * The ringing thread visits that QP itself (after waiting briefly for
+ * another thread's visit to end), so a post to an idle card is served
+ * without a thread switch. The engine thread is then woken to keep
+ * polling while work continues, unless the visit left nothing waiting on a
+ * timer and the engine is backing off (it found its CPU wanted by another
+ * task within engine_backoff_us). When the QP stays taken the engine
+ * thread gets the work.
  */
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {
-	ktime_t next;
+	struct softhca_hw_qp *qp;
+	ktime_t next = KTIME_MAX;
+	bool served = false;
 
 	if (READ_ONCE(hw->halted))
 		return;
-	if (READ_ONCE(engine_kick_inline) && softhca_hw_engine_kick_lock(hw)) {
-		next = KTIME_MAX;
-		softhca_hw_engine_pass(hw, &next);
-		mutex_unlock(&hw->engine_lock);
-		/* all done here and nothing to poll for: let the engine sleep */
-		if (next == KTIME_MAX &&
-		    (!READ_ONCE(engine_spin_us) ||
-		     time_before(jiffies, READ_ONCE(hw->engine_quiet_until))))
-			return;
+	qp = READ_ONCE(engine_kick_inline) ? softhca_hw_qp_get(hw, qpn) : NULL;
+	if (qp) {
+		if (softhca_hw_engine_kick_lock(qp)) {
+			if (!READ_ONCE(hw->halted))
+				softhca_hw_qp_visit(hw, qp, &next);
+			mutex_unlock(&qp->run);
+			/* served, unless its budget ran out before its work */
+			served = !softhca_hw_qp_has_work(qp);
+		} else {
+			set_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
+		}
+		softhca_hw_qp_put(qp);
 	}
+	/* all done here and nothing to poll for: let the engine sleep */
+	if (served && next == KTIME_MAX &&
+	    (!READ_ONCE(engine_spin_us) ||
+	     time_before(jiffies, READ_ONCE(hw->engine_quiet_until))))
+		return;
 	atomic_set(&hw->engine_kicked, 1);
 	wake_up_process(hw->engine);
 }
 
 /*
- * A reset stops the engine: once this returns no pass runs and none will,
+ * The wake-up doorbell from a context that cannot run the engine (a
+ * kernel QP's post from any context: SOFTHCA_REG_ENGINE_DB_ASYNC): the
+ * engine thread visits the QP.
+ */
+void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn)
+{
+	struct softhca_hw_qp *qp;
+
+	if (READ_ONCE(hw->halted))
+		return;
+	qp = softhca_hw_qp_get(hw, qpn);
+	if (qp) {
+		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_RUN);
+		softhca_hw_qp_put(qp);
+	}
+}
+
+/*
+ * A reset stops the engine: once this returns no visit runs and none will,
  * so the card touches no queue or buffer any more.
  */
 void softhca_hw_engine_halt(struct softhca_hw *hw)
 {
-	mutex_lock(&hw->engine_lock);
+	struct softhca_hw_qp *qp;
+	unsigned long i;
+
 	WRITE_ONCE(hw->halted, true);
-	mutex_unlock(&hw->engine_lock);
+	/* wait out the visits in progress */
+	xa_for_each(&hw->qps, i, qp) {
+		mutex_lock(&qp->run);
+		mutex_unlock(&qp->run);
+	}
 }
 
 void softhca_hw_engine_resume(struct softhca_hw *hw)
 {
-	mutex_lock(&hw->engine_lock);
 	WRITE_ONCE(hw->halted, false);
-	mutex_unlock(&hw->engine_lock);
 }
 
 int softhca_hw_engine_start(struct softhca_hw *hw)

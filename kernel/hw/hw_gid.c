@@ -15,31 +15,59 @@ u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		c->syndrome = SOFTHCA_SYND_GID_INDEX;
 		return SOFTHCA_CMD_STAT_BAD_PARAM;
 	}
-	mutex_lock(&hw->engine_lock);
+	spin_lock_bh(&hw->gid_lock);
 	memcpy(hw->gids[index], in->gid, sizeof(in->gid));
 	if (in->valid)
 		__set_bit(index, hw->gid_valid);
 	else
 		__clear_bit(index, hw->gid_valid);
-	hw->path_gen++;
-	mutex_unlock(&hw->engine_lock);
+	spin_unlock_bh(&hw->gid_lock);
+	atomic64_inc(&hw->path_gen);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
-/* Is GID table entry @index valid and equal to @gid? (engine lock held) */
+/* Is GID table entry @index valid and equal to @gid? */
 bool softhca_hw_gid_matches(struct softhca_hw *hw, u32 index, const u8 *gid)
 {
-	return index < SOFTHCA_HW_GID_TBL_LEN && test_bit(index, hw->gid_valid) &&
-	       !memcmp(hw->gids[index], gid, 16);
+	bool ret;
+
+	if (index >= SOFTHCA_HW_GID_TBL_LEN)
+		return false;
+	spin_lock_bh(&hw->gid_lock);
+	ret = test_bit(index, hw->gid_valid) &&
+	      !memcmp(hw->gids[index], gid, 16);
+	spin_unlock_bh(&hw->gid_lock);
+	return ret;
 }
 
-/* Is @gid one of the port's GIDs? The caller holds the engine lock. */
+/* GID table entry @index into @gid; false if it is not valid. */
+bool softhca_hw_gid_get(struct softhca_hw *hw, u32 index, u8 *gid)
+{
+	bool ret;
+
+	if (index >= SOFTHCA_HW_GID_TBL_LEN)
+		return false;
+	spin_lock_bh(&hw->gid_lock);
+	ret = test_bit(index, hw->gid_valid);
+	if (ret)
+		memcpy(gid, hw->gids[index], 16);
+	spin_unlock_bh(&hw->gid_lock);
+	return ret;
+}
+
+/* Is @gid one of the port's GIDs? */
 bool softhca_hw_gid_is_local(struct softhca_hw *hw, const u8 *gid)
 {
 	unsigned int i;
+	bool ret = false;
 
-	for_each_set_bit(i, hw->gid_valid, SOFTHCA_HW_GID_TBL_LEN)
-		if (!memcmp(hw->gids[i], gid, 16))
-			return true;
-	return false;
+	spin_lock_bh(&hw->gid_lock);
+	for_each_set_bit(i, hw->gid_valid, SOFTHCA_HW_GID_TBL_LEN) {
+		if (!memcmp(hw->gids[i], gid, 16)) {
+			ret = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&hw->gid_lock);
+	return ret;
 }

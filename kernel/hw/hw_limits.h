@@ -25,6 +25,8 @@
 #define SOFTHCA_HW_MKEY_LAST		(BIT(20) - 1)
 #define SOFTHCA_HW_EQ_FIRST		0
 #define SOFTHCA_HW_EQ_LAST		(SOFTHCA_MAX_EQS - 1)
+#define SOFTHCA_HW_SRQ_FIRST		1
+#define SOFTHCA_HW_SRQ_LAST		(BIT(14) - 1)
 
 #define SOFTHCA_HW_COUNT(obj) \
 	(SOFTHCA_HW_##obj##_LAST - SOFTHCA_HW_##obj##_FIRST + 1)
@@ -40,10 +42,14 @@
 #define SOFTHCA_HW_MAX_SGE		16
 #define SOFTHCA_HW_MAX_INLINE		256
 #define SOFTHCA_HW_MAX_RD_ATOM		16
+#define SOFTHCA_HW_LOG_MAX_SRQ		15	/* SRQ WQEs */
+#define SOFTHCA_HW_LOG_MIN_SRQ_STRIDE	5	/* next segment + one SGE */
+#define SOFTHCA_HW_LOG_MAX_SRQ_STRIDE	9
 
 /* Memory. */
 #define SOFTHCA_HW_MAX_MR_SIZE		BIT_ULL(40)
 #define SOFTHCA_HW_MAX_PAS_BLOCKS	BIT(26)
+#define SOFTHCA_HW_MAX_FAST_REG_PAGES	512
 
 /* Transport. */
 #define SOFTHCA_HW_MAX_MSG		BIT_ULL(31)
@@ -51,5 +57,23 @@
 #define SOFTHCA_HW_MAX_COMP_VECTORS	32
 #define SOFTHCA_HW_GID_TBL_LEN		64
 #define SOFTHCA_HW_ACK_DELAY		15
+#define SOFTHCA_HW_MAX_UD_MSG		4096	/* a UD message: one packet */
+
+/* Completion event moderation (MODIFY_CQ). */
+#define SOFTHCA_HW_MAX_CQ_COUNT		U16_MAX
+#define SOFTHCA_HW_MAX_CQ_PERIOD_US	U16_MAX
+
+/* Address handles: the driver's objects; the card bounds their number. */
+#define SOFTHCA_HW_MAX_AH		BIT(16)
+
+/*
+ * The engine's work units: a QP's visit moves at most this many payload
+ * bytes (or SOFTHCA_HW_SQ_BUDGET WQEs) before the next QP's turn; between
+ * QPs of the card a message travels in runs of packets of at most
+ * SOFTHCA_HW_SEGMENT bytes, each copied once.
+ */
+#define SOFTHCA_HW_QP_BUDGET		SZ_256K
+#define SOFTHCA_HW_SQ_BUDGET		64
+#define SOFTHCA_HW_SEGMENT		SZ_64K
 
 #endif /* SOFTHCA_HW_LIMITS_H */

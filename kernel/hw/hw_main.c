@@ -55,6 +55,9 @@ void softhca_hw_write32(struct softhca_hw *hw, u32 offset, u32 value)
 	case SOFTHCA_REG_ENGINE_DB:
 		softhca_hw_engine_kick(hw, value);
 		break;
+	case SOFTHCA_REG_ENGINE_DB_ASYNC:
+		softhca_hw_engine_kick_async(hw, value);
+		break;
 	case SOFTHCA_REG_EQ_DB_BASE ...
 	     SOFTHCA_REG_EQ_DB(SOFTHCA_MAX_EQS) - 1:
 		if (!(offset & 7))
@@ -122,12 +125,9 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 				  le32_to_cpu(caps.max_comp_vectors));
 	if (ret)
 		goto err_pdev;
-	ret = softhca_hw_transport_init(hw);
-	if (ret)
-		goto err_irq;
 	ret = softhca_hw_engine_start(hw);
 	if (ret)
-		goto err_transport;
+		goto err_irq;
 
 	softhca_hw_reg_set(hw, SOFTHCA_REG_MAGIC, SOFTHCA_DEVICE_MAGIC);
 	softhca_hw_reg_set(hw, SOFTHCA_REG_VERSION, SOFTHCA_IF_VERSION);
@@ -135,8 +135,6 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 			   SOFTHCA_HW_LOG_CMDQ | hw->nvec << 8);
 	return hw;
 
-err_transport:
-	softhca_hw_transport_cleanup(hw);
 err_irq:
 	softhca_hw_irq_cleanup(hw);
 err_pdev:
@@ -156,7 +154,6 @@ void softhca_hw_unplug(struct softhca_hw *hw)
 	destroy_workqueue(hw->wq);
 	softhca_hw_engine_stop(hw);
 	softhca_hw_objs_cleanup(hw);
-	softhca_hw_transport_cleanup(hw);
 	softhca_hw_irq_cleanup(hw);
 	softhca_hw_release_pdev(hw);
 	free_page((unsigned long)hw->regs);

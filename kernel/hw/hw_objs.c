@@ -17,11 +17,11 @@ void softhca_hw_objs_init(struct softhca_hw *hw)
 	xa_init_flags(&hw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&hw->mkeys, XA_FLAGS_ALLOC1);
 	xa_init_flags(&hw->qps, XA_FLAGS_ALLOC);
-	mutex_init(&hw->engine_lock);
-	INIT_LIST_HEAD(&hw->engine_qps);
-	/* a zeroed lookup cache (generation 0) never matches */
-	hw->mkey_gen = 1;
-	hw->path_gen = 1;
+	xa_init_flags(&hw->srqs, XA_FLAGS_ALLOC1);
+	mutex_init(&hw->uar_lock);
+	spin_lock_init(&hw->gid_lock);
+	/* a zeroed peer cache (generation 0) never matches */
+	atomic64_set(&hw->path_gen, 1);
 }
 
 static void softhca_hw_uar_free(struct softhca_hw_uar *uar)
@@ -38,6 +38,7 @@ void softhca_hw_objs_cleanup(struct softhca_hw *hw)
 	unsigned long i;
 
 	softhca_hw_qps_cleanup(hw);
+	softhca_hw_srqs_cleanup(hw);
 	softhca_hw_mkeys_cleanup(hw);
 	softhca_hw_cqs_cleanup(hw);
 	softhca_hw_eqs_cleanup(hw);
@@ -106,16 +107,16 @@ u8 softhca_hw_cmd_alloc_uar(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		goto err_mem;
 	}
 	/* the engine publishes its state in every UAR, this one too */
-	mutex_lock(&hw->engine_lock);
+	mutex_lock(&hw->uar_lock);
 	if (xa_alloc(&hw->uars, &index, uar, XA_LIMIT(SOFTHCA_HW_UAR_FIRST, SOFTHCA_HW_UAR_LAST),
 		     GFP_KERNEL)) {
-		mutex_unlock(&hw->engine_lock);
+		mutex_unlock(&hw->uar_lock);
 		softhca_hw_uar_free(uar);
 		c->syndrome = SOFTHCA_SYND_UAR_LIMIT;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;
 	}
 	softhca_hw_uar_publish(hw, uar);
-	mutex_unlock(&hw->engine_lock);
+	mutex_unlock(&hw->uar_lock);
 	uar->index = index;
 	out->num = cpu_to_le32(index);
 	return SOFTHCA_CMD_STAT_OK;
@@ -140,9 +141,9 @@ u8 softhca_hw_cmd_dealloc_uar(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_UAR_BUSY;
 		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
 	}
-	mutex_lock(&hw->engine_lock);
+	mutex_lock(&hw->uar_lock);
 	xa_erase(&hw->uars, index);
-	mutex_unlock(&hw->engine_lock);
+	mutex_unlock(&hw->uar_lock);
 	softhca_hw_uar_free(uar);
 	return SOFTHCA_CMD_STAT_OK;
 }

@@ -14,7 +14,7 @@
 #include "hw.h"
 
 /* Is [addr, addr + len) system RAM (not a hole, not firmware memory)? */
-static bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len)
+bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len)
 {
 	phys_addr_t phys = dma_to_phys(&hw->pdev->dev, addr);
 

@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softhca device model: queue pairs. A QP is a buffer (RQ then SQ) named by
- * a PAS, a doorbell record, its PD, CQs and UAR, and the attributes and
- * state MODIFY_QP sets. QPs that have queues to serve (RTS, SQD, SQE, ERR)
- * are on the engine's list; every change of what the engine walks happens
- * under the engine lock.
+ * softhca device model: queue pairs. A QP is a buffer (RQ then SQ; only
+ * the SQ on an SRQ) named by a PAS, a doorbell record, its PD, CQs, UAR
+ * and SRQ, and the attributes and state MODIFY_QP sets. The engine serves
+ * QPs in RTR and later.
+ *
+ * Lifetime: the QP table holds a reference; whoever reaches a QP by
+ * number (a packet's destination, a kick, the engine's scan) takes one
+ * with softhca_hw_qp_get() and drops it when done. DESTROY_QP takes the
+ * QP out of the table and the engine's list, lets go of what it holds,
+ * drops the table's reference and waits for the others before it returns,
+ * so the driver may then unpin the QP's memory; the structure itself goes
+ * after an RCU grace period (lookups read it under RCU).
+ *
+ * Locks: a command changing a QP's state takes qp->run (the engine
+ * context: nothing is being sent) and then qp->lock (nothing is being
+ * received or completed).
  */
 #include <linux/slab.h>
 
@@ -15,54 +26,134 @@
 				 SOFTHCA_ACCESS_REMOTE_READ |		\
 				 SOFTHCA_ACCESS_REMOTE_ATOMIC)
 
+/* The QP numbered @qpn with a reference, or NULL. */
+struct softhca_hw_qp *softhca_hw_qp_get(struct softhca_hw *hw, u32 qpn)
+{
+	struct softhca_hw_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&hw->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void softhca_hw_qp_put(struct softhca_hw_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->free);
+}
+
+/* May a QP in @state receive? */
+bool softhca_hw_qp_receives(u8 state)
+{
+	return state == SOFTHCA_QPS_RTR || state == SOFTHCA_QPS_RTS ||
+	       state == SOFTHCA_QPS_SQD || state == SOFTHCA_QPS_SQE;
+}
+
+/*
+ * The producer counts in @qp's doorbell record (checked at creation).
+ * Return: true (the record is always there; false is kept for a card
+ * whose record could fail a DMA check).
+ */
+bool softhca_hw_qp_dbrec(struct softhca_hw_qp *qp, u32 *rq_pi, u32 *sq_pi)
+{
+	if (rq_pi)
+		*rq_pi = le32_to_cpu(READ_ONCE(qp->db->rq_pi));
+	if (sq_pi)
+		*sq_pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
+	/* the WQEs are read after the counts that publish them */
+	smp_rmb();
+	return true;
+}
+
 static void softhca_hw_qp_free(struct softhca_hw_qp *qp)
 {
 	softhca_hw_pas_free(&qp->pas);
-	kfree(qp);
+	kfree(qp->sw);
+	kfree(qp->cw);
+	kfree_rcu(qp, rcu);
 }
 
-static bool softhca_hw_qp_served(u8 state)
-{
-	return state == SOFTHCA_QPS_RTS || state == SOFTHCA_QPS_SQD ||
-	       state == SOFTHCA_QPS_SQE || state == SOFTHCA_QPS_ERR;
-}
-
-/* Move @qp to @state; the caller holds the engine lock. */
+/* Move @qp to @state (run and lock held). */
 static void softhca_hw_qp_set_state(struct softhca_hw *hw,
 				    struct softhca_hw_qp *qp, u8 state)
 {
-	bool was = softhca_hw_qp_served(qp->state);
-
 	qp->state = state;
-	hw->path_gen++;		/* responders the engine found may change */
+	atomic64_inc(&hw->path_gen);	/* responders found may change */
 	if (state == SOFTHCA_QPS_RESET) {
+		softhca_hw_comp_reset(qp);
+		softhca_hw_resp_reset(qp);
+		qp->sq_next = 0;
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
-		qp->waiting = false;
-		qp->retries = 0;
-		qp->rnr_retries = 0;
+		qp->msn = 0;
 		qp->comm_est = false;
+		qp->last_wqe_sent = false;
 	}
-	if (softhca_hw_qp_served(state) && !was)
-		softhca_hw_engine_add_qp(hw, qp);
-	else if (!softhca_hw_qp_served(state) && was)
-		softhca_hw_engine_del_qp(hw, qp);
 }
 
 /**
  * softhca_hw_qp_to_error - the QP failed: error state, event, flushing
  * @hw: the card
- * @qp: the QP (the caller holds the engine lock)
+ * @qp: the QP (its lock held)
  * @event: an EQE type for the async EQ, or 0 for none
  * @syndrome: what failed
+ *
+ * The flush runs in the QP's engine context, soon.
  */
 void softhca_hw_qp_to_error(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			    u8 event, u32 syndrome)
 {
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == SOFTHCA_QPS_ERR)
+		return;
+	qp->state = SOFTHCA_QPS_ERR;
 	qp->waiting = false;
-	softhca_hw_qp_set_state(hw, qp, SOFTHCA_QPS_ERR);
+	qp->timer_armed = false;
+	atomic64_inc(&hw->path_gen);
 	if (event)
 		softhca_hw_async_event(hw, event, qp->qpn, syndrome, 0);
+	softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_FLUSH);
+}
+
+static u8 softhca_hw_qp_check_ctx(struct softhca_hw *hw,
+				  const struct softhca_qp_ctx *ctx,
+				  struct softhca_hw_srq **srq, u32 *syndrome)
+{
+	u32 srqn = le32_to_cpu(ctx->srqn);
+
+	if (ctx->type > SOFTHCA_QPT_GSI) {
+		*syndrome = SOFTHCA_SYND_QP_TYPE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (ctx->type == SOFTHCA_QPT_GSI && hw->gsi) {
+		*syndrome = SOFTHCA_SYND_QP_TYPE;
+		return SOFTHCA_CMD_STAT_BAD_STATE;
+	}
+	if (le32_to_cpu(ctx->flags) & ~(SOFTHCA_QP_SIG_ALL | SOFTHCA_QP_PRIV)) {
+		*syndrome = SOFTHCA_SYND_QP_ATTR;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	*srq = NULL;
+	if (srqn) {
+		*srq = xa_load(&hw->srqs, srqn);
+		if (!*srq || ctx->log_rq_size || ctx->log_rq_stride) {
+			*syndrome = SOFTHCA_SYND_QP_SRQ;
+			return SOFTHCA_CMD_STAT_BAD_PARAM;
+		}
+	} else if (ctx->log_rq_size > SOFTHCA_HW_LOG_MAX_RQ ||
+		   ctx->log_rq_stride < SOFTHCA_HW_LOG_MIN_STRIDE ||
+		   ctx->log_rq_stride > SOFTHCA_HW_LOG_MAX_STRIDE) {
+		*syndrome = SOFTHCA_SYND_QP_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	if (ctx->log_sq_size > SOFTHCA_HW_LOG_MAX_SQ) {
+		*syndrome = SOFTHCA_SYND_QP_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	return SOFTHCA_CMD_STAT_OK;
 }
 
 u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
@@ -71,6 +162,7 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	struct softhca_create_out *out = c->out;
 	u64 dbrec = le64_to_cpu(ctx->dbrec_addr);
 	struct softhca_hw_cq *scq, *rcq;
+	struct softhca_hw_srq *srq;
 	struct softhca_hw_uar *uar;
 	struct softhca_hw_pd *pd;
 	struct softhca_hw_qp *qp;
@@ -78,17 +170,9 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	u32 qpn;
 	u8 st;
 
-	if (ctx->type != SOFTHCA_QPT_RC && ctx->type != SOFTHCA_QPT_UC) {
-		c->syndrome = SOFTHCA_SYND_QP_TYPE;
-		return SOFTHCA_CMD_STAT_BAD_PARAM;
-	}
-	if (ctx->log_sq_size > SOFTHCA_HW_LOG_MAX_SQ ||
-	    ctx->log_rq_size > SOFTHCA_HW_LOG_MAX_RQ ||
-	    ctx->log_rq_stride < SOFTHCA_HW_LOG_MIN_STRIDE ||
-	    ctx->log_rq_stride > SOFTHCA_HW_LOG_MAX_STRIDE) {
-		c->syndrome = SOFTHCA_SYND_QP_SIZE;
-		return SOFTHCA_CMD_STAT_BAD_PARAM;
-	}
+	st = softhca_hw_qp_check_ctx(hw, ctx, &srq, &c->syndrome);
+	if (st)
+		return st;
 	pd = xa_load(&hw->pds, le32_to_cpu(ctx->pdn));
 	if (!pd) {
 		c->syndrome = SOFTHCA_SYND_NO_PD;
@@ -111,11 +195,17 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
-	if (!qp) {
-		c->syndrome = SOFTHCA_SYND_NO_MEM;
-		return SOFTHCA_CMD_STAT_EXCEED_LIM;
-	}
-	INIT_LIST_HEAD(&qp->engine);
+	if (!qp)
+		goto err_mem;
+	qp->sw = kzalloc(sizeof(*qp->sw), GFP_KERNEL);
+	qp->cw = kzalloc(sizeof(*qp->cw), GFP_KERNEL);
+	if (!qp->sw || !qp->cw)
+		goto err_free;
+	mutex_init(&qp->run);
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->free);
+	qp->hw = hw;
 	qp->type = ctx->type;
 	qp->flags = le32_to_cpu(ctx->flags);
 	qp->log_sq_size = ctx->log_sq_size;
@@ -123,20 +213,21 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	qp->log_rq_stride = ctx->log_rq_stride;
 	qp->dbrec = dbrec;
 	qp->db = softhca_hw_dma_va(hw, dbrec);
-	rq_bytes = BIT_ULL(qp->log_rq_size + qp->log_rq_stride);
+	rq_bytes = srq ? 0 : BIT_ULL(qp->log_rq_size + qp->log_rq_stride);
 	sq_bytes = BIT_ULL(qp->log_sq_size + SOFTHCA_LOG_WQEBB);
 	qp->sq_offset = rq_bytes;
 	st = softhca_hw_pas_load(hw, &ctx->pas, rq_bytes + sq_bytes, true, 0,
 				 &qp->pas, &c->syndrome);
-	if (st) {
-		kfree(qp);
-		return st;
-	}
-	if (xa_alloc(&hw->qps, &qpn, qp, XA_LIMIT(SOFTHCA_HW_QP_FIRST, SOFTHCA_HW_QP_LAST),
-		     GFP_KERNEL)) {
-		softhca_hw_qp_free(qp);
-		c->syndrome = SOFTHCA_SYND_QP_LIMIT;
-		return SOFTHCA_CMD_STAT_EXCEED_LIM;
+	if (st)
+		goto err_free_st;
+	if (qp->type == SOFTHCA_QPT_GSI) {
+		qpn = SOFTHCA_GSI_QPN;
+		if (xa_insert(&hw->qps, qpn, qp, GFP_KERNEL))
+			goto err_limit;
+	} else if (xa_alloc(&hw->qps, &qpn, qp,
+			    XA_LIMIT(SOFTHCA_HW_QP_FIRST, SOFTHCA_HW_QP_LAST),
+			    GFP_KERNEL)) {
+		goto err_limit;
 	}
 	qp->qpn = qpn;
 	qp->attr.qpn = cpu_to_le32(qpn);
@@ -144,12 +235,42 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	qp->scq = scq;
 	qp->rcq = rcq;
 	qp->uar = uar;
+	qp->srq = srq;
 	pd->users++;
 	scq->users++;
 	rcq->users++;
 	uar->users++;
+	if (srq)
+		srq->users++;
+	if (qp->type == SOFTHCA_QPT_GSI)
+		hw->gsi = qp;
 	out->num = cpu_to_le32(qpn);
 	return SOFTHCA_CMD_STAT_OK;
+
+err_limit:
+	c->syndrome = SOFTHCA_SYND_QP_LIMIT;
+	st = SOFTHCA_CMD_STAT_EXCEED_LIM;
+	softhca_hw_pas_free(&qp->pas);
+	goto err_free_st;
+err_free:
+	c->syndrome = SOFTHCA_SYND_NO_MEM;
+	st = SOFTHCA_CMD_STAT_EXCEED_LIM;
+err_free_st:
+	kfree(qp->sw);
+	kfree(qp->cw);
+	kfree(qp);
+	return st;
+err_mem:
+	c->syndrome = SOFTHCA_SYND_NO_MEM;
+	return SOFTHCA_CMD_STAT_EXCEED_LIM;
+}
+
+/* Let go of @qp (run and lock held): nothing of it is used any more. */
+static void softhca_hw_qp_quiesce(struct softhca_hw_qp *qp)
+{
+	softhca_hw_req_reset(qp);
+	softhca_hw_comp_reset(qp);
+	softhca_hw_resp_reset(qp);
 }
 
 u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
@@ -163,17 +284,29 @@ u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
 		c->syndrome = SOFTHCA_SYND_NO_QP;
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
-	/* once the engine lock is dropped the engine holds no reference */
-	mutex_lock(&hw->engine_lock);
-	if (softhca_hw_qp_served(qp->state))
-		softhca_hw_engine_del_qp(hw, qp);
 	xa_erase(&hw->qps, qpn);
-	hw->path_gen++;
-	mutex_unlock(&hw->engine_lock);
+	if (hw->gsi == qp)
+		hw->gsi = NULL;
+	atomic64_inc(&hw->path_gen);
+	mutex_lock(&qp->run);
+	spin_lock_bh(&qp->lock);
+	qp->state = SOFTHCA_QPS_RESET;
+	softhca_hw_qp_quiesce(qp);
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->run);
+	/* whoever still holds it (a delivery in progress) lets go first */
+	softhca_hw_qp_put(qp);
+	wait_for_completion(&qp->free);
+	/* a packet that found it before it left the table held it: done */
+	spin_lock_bh(&qp->lock);
+	softhca_hw_qp_quiesce(qp);
+	spin_unlock_bh(&qp->lock);
 	qp->pd->users--;
 	qp->scq->users--;
 	qp->rcq->users--;
 	qp->uar->users--;
+	if (qp->srq)
+		qp->srq->users--;
 	softhca_hw_qp_free(qp);
 	return SOFTHCA_CMD_STAT_OK;
 }
@@ -188,10 +321,10 @@ u8 softhca_hw_cmd_query_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		c->syndrome = SOFTHCA_SYND_NO_QP;
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
-	mutex_lock(&hw->engine_lock);
+	spin_lock_bh(&qp->lock);
 	*out = qp->attr;
 	out->state = qp->state;
-	mutex_unlock(&hw->engine_lock);
+	spin_unlock_bh(&qp->lock);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -236,6 +369,10 @@ static bool softhca_hw_qp_attr_ok(const struct softhca_qp_attr *a, u32 mask)
 		return false;
 	if ((mask & SOFTHCA_QP_A_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
 		return false;
+	if ((mask & (SOFTHCA_QP_A_RQ_PSN | SOFTHCA_QP_A_SQ_PSN)) &&
+	    ((le32_to_cpu(a->rq_psn) | le32_to_cpu(a->sq_psn)) &
+	     ~SOFTHCA_PSN_MASK))
+		return false;
 	return true;
 }
 
@@ -253,6 +390,7 @@ static void softhca_hw_qp_merge_attr(struct softhca_qp_attr *qa,
 		qa->qkey = in->qkey;
 	if (mask & SOFTHCA_QP_A_AV) {
 		memcpy(qa->dgid, in->dgid, sizeof(qa->dgid));
+		memcpy(qa->dmac, in->dmac, sizeof(qa->dmac));
 		qa->sgid_index = in->sgid_index;
 		qa->hop_limit = in->hop_limit;
 		qa->traffic_class = in->traffic_class;
@@ -284,13 +422,26 @@ static void softhca_hw_qp_merge_attr(struct softhca_qp_attr *qa,
 	qa->mask = cpu_to_le32(le32_to_cpu(qa->mask) | mask);
 }
 
+/* Does moving @qp to @next lack an attribute the card needs? */
+static bool softhca_hw_qp_needs(struct softhca_hw_qp *qp, u8 next, u32 mask)
+{
+	u32 have = le32_to_cpu(qp->attr.mask) | mask;
+	u32 path = SOFTHCA_QP_A_AV | SOFTHCA_QP_A_DEST_QPN |
+		   SOFTHCA_QP_A_PATH_MTU;
+
+	/* a connected QP needs its path and peer before it can receive */
+	return next == SOFTHCA_QPS_RTR && qp->state == SOFTHCA_QPS_INIT &&
+	       (qp->type == SOFTHCA_QPT_RC || qp->type == SOFTHCA_QPT_UC) &&
+	       (have & path) != path;
+}
+
 u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 {
 	const struct softhca_qp_attr *in = c->in;
 	u32 mask = le32_to_cpu(in->mask);
-	struct softhca_hw_qp *qp = xa_load(&hw->qps, le32_to_cpu(in->qpn));
-	u32 have;
-	u8 next;
+	struct softhca_hw_qp *qp = softhca_hw_qp_get(hw, le32_to_cpu(in->qpn));
+	u8 next, st = SOFTHCA_CMD_STAT_OK;
+	bool flush = false;
 
 	if (!qp) {
 		c->syndrome = SOFTHCA_SYND_NO_QP;
@@ -298,41 +449,57 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 	if (!softhca_hw_qp_attr_ok(in, mask)) {
 		c->syndrome = SOFTHCA_SYND_QP_ATTR;
-		return SOFTHCA_CMD_STAT_BAD_PARAM;
+		st = SOFTHCA_CMD_STAT_BAD_PARAM;
+		goto out;
 	}
 
-	mutex_lock(&hw->engine_lock);
+	mutex_lock(&qp->run);
+	spin_lock_bh(&qp->lock);
 	next = mask & SOFTHCA_QP_A_STATE ? in->state : qp->state;
 	if (next > SOFTHCA_QPS_ERR ||
 	    !softhca_hw_qp_transition_ok(qp->state, next)) {
-		mutex_unlock(&hw->engine_lock);
 		c->syndrome = SOFTHCA_SYND_QP_STATE;
-		return SOFTHCA_CMD_STAT_BAD_STATE;
+		st = SOFTHCA_CMD_STAT_BAD_STATE;
+		goto unlock;
 	}
-	/* a connected QP needs its path and peer before it can receive */
-	have = le32_to_cpu(qp->attr.mask) | mask;
-	if (next == SOFTHCA_QPS_RTR && qp->state == SOFTHCA_QPS_INIT &&
-	    (have & (SOFTHCA_QP_A_AV | SOFTHCA_QP_A_DEST_QPN |
-		     SOFTHCA_QP_A_PATH_MTU)) !=
-	    (SOFTHCA_QP_A_AV | SOFTHCA_QP_A_DEST_QPN | SOFTHCA_QP_A_PATH_MTU)) {
-		mutex_unlock(&hw->engine_lock);
+	if (softhca_hw_qp_needs(qp, next, mask)) {
 		c->syndrome = SOFTHCA_SYND_QP_ATTR;
-		return SOFTHCA_CMD_STAT_BAD_PARAM;
+		st = SOFTHCA_CMD_STAT_BAD_PARAM;
+		goto unlock;
 	}
 	softhca_hw_qp_merge_attr(&qp->attr, in, mask & ~SOFTHCA_QP_A_STATE);
-	hw->path_gen++;		/* the path may have changed */
+	atomic64_inc(&hw->path_gen);	/* the path may have changed */
 	if (next == SOFTHCA_QPS_RESET)
 		qp->attr.mask = 0;
 	if (next != qp->state) {
-		softhca_hw_qp_set_state(hw, qp, next);
-		if (next == SOFTHCA_QPS_ERR)
-			softhca_hw_qp_flush(hw, qp);
-		if (next == SOFTHCA_QPS_SQD && qp->attr.sqd_notify)
-			softhca_hw_async_event(hw, SOFTHCA_EQE_SQ_DRAINED,
-					       qp->qpn, 0, 0);
+		if (next == SOFTHCA_QPS_ERR) {
+			softhca_hw_qp_to_error(hw, qp, 0, 0);
+			flush = true;
+		} else {
+			softhca_hw_qp_set_state(hw, qp, next);
+		}
+		if (next == SOFTHCA_QPS_SQD && qp->attr.sqd_notify) {
+			if (qp->fl_head == qp->fl_tail && !qp->sending)
+				softhca_hw_async_event(hw, SOFTHCA_EQE_SQ_DRAINED,
+						       qp->qpn, 0, 0);
+			else
+				qp->sqd_notify_pending = true;
+		}
 	}
-	mutex_unlock(&hw->engine_lock);
-	return SOFTHCA_CMD_STAT_OK;
+	spin_unlock_bh(&qp->lock);
+	if (next == SOFTHCA_QPS_RESET)
+		softhca_hw_req_reset(qp);
+	if (flush)
+		softhca_hw_qp_flush(hw, qp);
+	mutex_unlock(&qp->run);
+	goto out;
+
+unlock:
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->run);
+out:
+	softhca_hw_qp_put(qp);
+	return st;
 }
 
 void softhca_hw_qps_cleanup(struct softhca_hw *hw)
@@ -341,8 +508,12 @@ void softhca_hw_qps_cleanup(struct softhca_hw *hw)
 	unsigned long i;
 
 	xa_for_each(&hw->qps, i, qp) {
-		list_del_init(&qp->engine);
+		xa_erase(&hw->qps, i);
+		spin_lock_bh(&qp->lock);
+		softhca_hw_qp_quiesce(qp);
+		spin_unlock_bh(&qp->lock);
 		softhca_hw_qp_free(qp);
 	}
 	xa_destroy(&hw->qps);
+	hw->gsi = NULL;
 }

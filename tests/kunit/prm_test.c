@@ -461,8 +461,18 @@ static void struct_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_create_out), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_query_out), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_dbrec), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_ctx), 40);
-	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_query_out), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_ctx), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_query_out), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_modify_in), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_qp_ctx), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_qp_attr), 72);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_wqe_av), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_wqe_reg_mr), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_srq_ctx), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_srq_dbrec), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_srq_next), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_srq_modify_in), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_srq_query_out), 56);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_cmd_entry, in_addr), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_cmd_entry, out_addr), 16);
@@ -486,11 +496,42 @@ static void struct_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_cq_dbrec, arm), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_mkey_ctx, iova), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_mkey_ctx, pas), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_mkey_ctx, flags), 40);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_mkey_ctx, max_pages), 44);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_qp_ctx, pas), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_qp_ctx, srqn), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_qp_attr, dgid), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_qp_attr, pkey_index), 60);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_qp_attr, dmac), 64);
+
+	/* the UD address vector and the REG_MR segment, byte by byte */
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, qkey), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, dgid), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, dmac), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, sgid_index), 30);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, hop_limit), 31);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, traffic_class),
+			32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_av, flow_label), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_reg_mr, access), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_reg_mr, iova), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_reg_mr, length), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_reg_mr, page_list),
+			24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_wqe_reg_mr, npages), 32);
+	KUNIT_EXPECT_EQ(test,
+			offsetof(struct softhca_wqe_reg_mr, log_page_size), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_srq_ctx, limit), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_srq_ctx, dbrec_addr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_srq_ctx, pas), 24);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, vendor_id), 40);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, max_qp), 56);
 	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, cqe_size), 144);
-	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, rsvd), 156);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, max_ah), 152);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, max_fast_reg_pages),
+			156);
+	KUNIT_EXPECT_EQ(test, offsetof(struct softhca_caps, rsvd), 168);
 
 	KUNIT_EXPECT_EQ(test, SOFTHCA_CQE_SIZE, 64);
 	KUNIT_EXPECT_EQ(test, 1 << SOFTHCA_LOG_CQE_SIZE, SOFTHCA_CQE_SIZE);

@@ -45,12 +45,16 @@ echo +rdma > /sys/fs/cgroup/cgroup.subtree_control
 mkdir -p /sys/fs/cgroup/softhca40
 echo "softhca0 hca_handle=4 hca_object=10" > /sys/fs/cgroup/softhca40/rdma.max
 check_tool sh -c "echo \$\$ > /sys/fs/cgroup/softhca40/cgroup.procs && exec $V softhca0 $gid pd-cgroup=10"
+# Limits back to max first: the cgroup's pool for the device then goes
+# with it. (6.1 frees a cgroup that still has a limited pool on the
+# device's list, and unregistering the device walks freed memory.)
+echo "softhca0 hca_handle=max hca_object=max" > /sys/fs/cgroup/softhca40/rdma.max
 rmdir /sys/fs/cgroup/softhca40
 # without one, the card's own limit, reported as max_pd, holds exactly
 check_tool timeout 600 "$V" softhca0 "$gid" pd-max
 
 # The device goes away under a process holding a mapped UAR.
-fifo=$LOGS/$GROUP.zap.fifo
+fifo=$(mktemp -u /tmp/softhca-zap.XXXXXX)	# not on the 9p output share
 log=$LOGS/$GROUP.zap.log
 mkfifo "$fifo"
 "$V" softhca0 "$gid" uar-zap <"$fifo" >"$log" 2>&1 &

@@ -1473,12 +1473,17 @@ void test_cross_qp()
 	       "cross.connected-peer-still-writes",
 	       wa.empty() ? "none" : wc_desc(wa[0]));
 
-	/* an RC message out of sequence is NAKed and finally fails */
+	/*
+	 * An RC message out of sequence is NAKed and finally fails: A is
+	 * connected again with its first PSN 100 while B expects 0.
+	 */
 	Pair ps(d, o);
 	ibv_qp_attr at = {};
-	at.qp_state = IBV_QPS_RTS;
-	at.sq_psn = 100;
-	int rc = ibv_modify_qp(ps.a, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	at.qp_state = IBV_QPS_RESET;
+	int rc = ibv_modify_qp(ps.a, &at, IBV_QP_STATE);
+	QpOpts skew = o;
+	skew.psn = 100;
+	Pair::connect_qp(d, skew, ps.a, ps.b->qp_num, false);
 	memset(victim.p, 0x5a, victim.len);
 	post_send(ps.a, IBV_WR_RDMA_WRITE, { { src.addr(), 64, src.mr->lkey } },
 		  4, IBV_SEND_SIGNALED, victim.addr(), victim.mr->rkey);
@@ -1785,15 +1790,20 @@ void test_uar_zap()
 
 /*
  * Allocate PDs until the device or the rdma cgroup says no: print how
- * many, and check the count against @want (the device's max_pd, or a
- * cgroup limit) and the errno against @err.
+ * many, and check the count against @want (a cgroup limit; -1: the
+ * device's max_pd) and the errno against @err.
  */
 void test_pd_limit(const std::string &name, long want, int err)
 {
 	Dev d;
 	std::vector<ibv_pd *> pds;
+	ibv_device_attr da = {};
 	int got_err = 0;
 
+	if (want < 0) {
+		ibv_query_device(d.ctx, &da);
+		want = da.max_pd;
+	}
 	for (;;) {
 		ibv_pd *pd = ibv_alloc_pd(d.ctx);
 		if (!pd) {
@@ -1950,11 +1960,7 @@ int main(int argc, char **argv)
 		} else if (t == "uar-zap") {
 			test_uar_zap();
 		} else if (t == "pd-max") {
-			ibv_device_attr da = {};
-			Dev probe;
-			ibv_query_device(probe.ctx, &da);
-			test_pd_limit("limit.pd-count-is-max-pd", da.max_pd,
-				      ENOMEM);
+			test_pd_limit("limit.pd-count-is-max-pd", -1, ENOMEM);
 		} else if (t.rfind("pd-cgroup=", 0) == 0) {
 			test_pd_limit("limit.pd-count-is-cgroup-limit",
 				      atol(t.c_str() + 10), EAGAIN);

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softhca device model: the completer. It takes what comes back to a
+ * requester (ACKs and NAKs, READ responses, atomic ACKs), under the QP's
+ * lock, and completes the flight in order: a WQE is done when its last
+ * PSN is acknowledged (SEND, WRITE), its last response written (READ) or
+ * its original value written (atomic); the oldest done WQEs get their
+ * send CQEs (when signaled or failed) and leave the flight. A NAK fails the
+ * WQE it names (remote access, invalid request, remote operation) or asks
+ * for a resend (PSN sequence); an RNR NAK waits min_rnr_timer and resends,
+ * rnr_retry times (7: forever); an ACK that does not come within the
+ * transport timeout resends, retry_cnt times, then the WQE fails with
+ * RETRY_EXC_ERR. Resends go through the requester (qp->rewind).
+ */
+#include "hw.h"
+
+static struct softhca_hw_flight *softhca_hw_comp_at(struct softhca_hw_qp *qp,
+						    u32 i)
+{
+	return &qp->flight[i % SOFTHCA_HW_FLIGHT];
+}
+
+static bool softhca_hw_comp_rd(u8 opcode)
+{
+	return opcode == SOFTHCA_WQE_RDMA_READ ||
+	       opcode == SOFTHCA_WQE_ATOMIC_CS ||
+	       opcode == SOFTHCA_WQE_ATOMIC_FA;
+}
+
+/* Take over @w's gather list as the completer's (lock held). */
+void softhca_hw_comp_take_segs(struct softhca_hw_qp *qp,
+			       struct softhca_hw_wqe *w)
+{
+	memcpy(qp->cw->seg, w->seg, w->nseg * sizeof(w->seg[0]));
+	qp->cw->nseg = w->nseg;
+	qp->cw->index = w->index;
+	w->nseg = 0;
+	qp->cw_loaded = true;
+}
+
+static void softhca_hw_comp_unload(struct softhca_hw_qp *qp)
+{
+	softhca_hw_segs_put(qp->cw->seg, qp->cw->nseg);
+	qp->cw->nseg = 0;
+	qp->cw_loaded = false;
+}
+
+/* The gather list of @f, the READ or atomic completing next. */
+static u32 softhca_hw_comp_load(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				struct softhca_hw_flight *f)
+{
+	u32 synd;
+
+	if (qp->cw_loaded && qp->cw->index == f->index)
+		return 0;
+	if (qp->cw_loaded)
+		softhca_hw_comp_unload(qp);
+	/* the WQE is still in the SQ: its slot is not reused before its CQE */
+	synd = softhca_hw_wqe_fetch(hw, qp, f->index, f->index + f->nbb,
+				    qp->cw);
+	if (!synd && qp->cw->ctrl->opcode != f->opcode)
+		synd = SOFTHCA_SYND_WQE_FORMAT;	/* rewritten under the card */
+	if (!synd)
+		synd = softhca_hw_req_segs(hw, qp, qp->cw);
+	qp->cw_loaded = !synd;
+	return synd;
+}
+
+static void softhca_hw_comp_arm(struct softhca_hw_qp *qp)
+{
+	qp->timer_armed = true;
+	qp->deadline = ktime_add_us(ktime_get(), softhca_hw_timeout_us(qp));
+}
+
+/* The oldest WQE not done, or NULL. */
+static struct softhca_hw_flight *softhca_hw_comp_first(struct softhca_hw_qp *qp)
+{
+	u32 i;
+
+	for (i = qp->fl_head; i != qp->fl_tail; i++) {
+		struct softhca_hw_flight *f = softhca_hw_comp_at(qp, i);
+
+		if (!f->done)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * Complete the flight's oldest done WQEs, in order (lock held): a CQE for
+ * those signaled or failed; a failed one moves the QP to error.
+ */
+void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp)
+{
+	struct softhca_hw_flight *f;
+
+	while (qp->fl_head != qp->fl_tail) {
+		f = softhca_hw_comp_at(qp, qp->fl_head);
+		if (!f->done)
+			break;
+		if (f->signaled || f->status)
+			softhca_hw_post_cqe(hw, qp->scq, qp->qpn, f->index,
+					    softhca_hw_cqe_opcode(f->opcode),
+					    f->status, f->syndrome,
+					    f->status ? 0 : f->length, 0, 0, 0);
+		qp->sq_ci = f->index + f->nbb;
+		if (f->rd && qp->rd_out)
+			qp->rd_out--;
+		if (qp->cw_loaded && qp->cw->index == f->index)
+			softhca_hw_comp_unload(qp);
+		qp->fl_head++;
+		if ((s32)(qp->fl_send - qp->fl_head) < 0)
+			qp->fl_send = qp->fl_head;
+		if (f->status) {
+			softhca_hw_qp_to_error(hw, qp, 0, f->syndrome);
+			return;
+		}
+	}
+	if (qp->fl_head == qp->fl_tail) {
+		qp->timer_armed = false;
+		qp->rd_out = 0;
+		if (qp->sqd_notify_pending && !qp->sending) {
+			qp->sqd_notify_pending = false;
+			softhca_hw_async_event(hw, SOFTHCA_EQE_SQ_DRAINED,
+					       qp->qpn, 0, 0);
+		}
+	}
+}
+
+/* Progress: the retry counts start again, and the timer. */
+static void softhca_hw_comp_progress(struct softhca_hw_qp *qp)
+{
+	qp->retries = 0;
+	qp->rnr_retries = 0;
+	if (softhca_hw_comp_first(qp))
+		softhca_hw_comp_arm(qp);
+	else
+		qp->timer_armed = false;
+}
+
+/* Ask the requester to send again from @psn. */
+static void softhca_hw_comp_rewind(struct softhca_hw_qp *qp, u32 psn)
+{
+	qp->rewind = true;
+	qp->rewind_psn = psn;
+}
+
+/* Where a READ that got @f->got bytes resumes. */
+static u32 softhca_hw_comp_resume_psn(struct softhca_hw_qp *qp,
+				      struct softhca_hw_flight *f)
+{
+	if (f->opcode != SOFTHCA_WQE_RDMA_READ)
+		return f->first_psn;
+	return softhca_psn_add(f->first_psn,
+			       f->got >> (7 + qp->attr.path_mtu));
+}
+
+/*
+ * Everything up to (not including) PSN @psn arrived: SENDs and WRITEs
+ * that end before it are done. Return: the first WQE not done.
+ */
+static struct softhca_hw_flight *softhca_hw_comp_acked(struct softhca_hw_qp *qp,
+						       u32 psn, bool *progress)
+{
+	u32 i;
+
+	for (i = qp->fl_head; i != qp->fl_tail; i++) {
+		struct softhca_hw_flight *f = softhca_hw_comp_at(qp, i);
+
+		if (f->done)
+			continue;
+		if (softhca_hw_comp_rd(f->opcode) ||
+		    softhca_psn_diff(f->last_psn, psn) >= 0)
+			return f;
+		f->done = true;
+		*progress = true;
+	}
+	return NULL;
+}
+
+static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				u32 psn)
+{
+	bool progress = false;
+	struct softhca_hw_flight *f;
+
+	f = softhca_hw_comp_acked(qp, softhca_psn_add(psn, 1), &progress);
+	/* an ACK past a READ or atomic whose answer is missing: resend it */
+	if (f && softhca_hw_comp_rd(f->opcode) &&
+	    softhca_psn_diff(psn, f->first_psn) >= 0) {
+		softhca_hw_comp_rewind(qp, softhca_hw_comp_resume_psn(qp, f));
+		softhca_hw_count(hw, retransmits);
+	}
+	if (progress)
+		softhca_hw_comp_progress(qp);
+}
+
+static void softhca_hw_comp_fail(struct softhca_hw_flight *f, u8 status,
+				 u32 synd)
+{
+	f->status = status;
+	f->syndrome = synd;
+	f->done = true;
+}
+
+static void softhca_hw_comp_rnr(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				u32 psn, u8 timer)
+{
+	bool progress = false;
+	struct softhca_hw_flight *f;
+
+	softhca_hw_count(hw, rnr_naks_rcvd);
+	f = softhca_hw_comp_acked(qp, psn, &progress);
+	if (!f)
+		return;
+	if (qp->attr.rnr_retry != 7 &&
+	    qp->rnr_retries >= qp->attr.rnr_retry) {
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_RNR_RETRY_EXC,
+				     SOFTHCA_SYND_RNR);
+		return;
+	}
+	qp->rnr_retries++;
+	/* answered: no transport timeout while the RNR wait runs */
+	qp->timer_armed = false;
+	qp->waiting = true;
+	qp->deadline = ktime_add_us(ktime_get(), softhca_hw_rnr_us(timer));
+	softhca_hw_comp_rewind(qp, psn);
+}
+
+static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				u32 psn, u8 syndrome)
+{
+	bool progress = false;
+	struct softhca_hw_flight *f;
+
+	f = softhca_hw_comp_acked(qp, psn, &progress);
+	if (progress)
+		softhca_hw_comp_progress(qp);
+	/* a NAK for a PSN before the flight is an old one */
+	if (!f || softhca_psn_diff(psn, f->first_psn) < 0)
+		return;
+	switch (syndrome) {
+	case SOFTHCA_AETH_NAK_PSN_SEQ:
+		softhca_hw_count(hw, seq_naks_rcvd);
+		if (qp->attr.timeout && qp->retries >= qp->attr.retry_cnt) {
+			softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_RETRY_EXC,
+					     SOFTHCA_SYND_NO_RESPONDER);
+			return;
+		}
+		if (qp->attr.timeout)
+			qp->retries++;
+		softhca_hw_comp_rewind(qp, psn);
+		break;
+	case SOFTHCA_AETH_NAK_REM_ACCESS:
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_REM_ACCESS,
+				     SOFTHCA_SYND_NAK_REM_ACCESS);
+		break;
+	case SOFTHCA_AETH_NAK_REM_OP:
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_REM_OP,
+				     SOFTHCA_SYND_NAK_REM_OP);
+		break;
+	default:		/* invalid request, and what we do not know */
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_REM_INV_REQ,
+				     SOFTHCA_SYND_NAK_INV_REQ);
+		break;
+	}
+}
+
+static void softhca_hw_comp_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				 const struct softhca_hw_pkt *pkt, u32 mask)
+{
+	bool progress = false;
+	struct softhca_hw_flight *f;
+	u32 synd;
+
+	f = softhca_hw_comp_acked(qp, pkt->psn, &progress);
+	if (!f || f->opcode != SOFTHCA_WQE_RDMA_READ ||
+	    pkt->psn != softhca_hw_comp_resume_psn(qp, f) ||
+	    f->got + pkt->len > f->length) {
+		/* not the response expected next: a resend fixes it */
+		softhca_hw_count(hw, drop_seq);
+		if (progress)
+			softhca_hw_comp_progress(qp);
+		return;
+	}
+	synd = softhca_hw_comp_load(hw, qp, f);
+	if (synd) {
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_LOC_PROT, synd);
+		return;
+	}
+	softhca_hw_copy(hw, qp->cw->seg, qp->cw->nseg, f->got, &pkt->src,
+			pkt->len);
+	f->got += pkt->len;
+	if ((mask & SOFTHCA_OPM_LAST) || f->got == f->length)
+		f->done = true;
+	softhca_hw_comp_progress(qp);
+}
+
+static void softhca_hw_comp_atomic(struct softhca_hw *hw,
+				   struct softhca_hw_qp *qp,
+				   const struct softhca_hw_pkt *pkt)
+{
+	struct softhca_hw_src src = { .kind = SOFTHCA_HW_SRC_BUF };
+	bool progress = false;
+	struct softhca_hw_flight *f;
+	__le64 orig;
+	u32 synd;
+
+	f = softhca_hw_comp_acked(qp, pkt->psn, &progress);
+	if (!f || (f->opcode != SOFTHCA_WQE_ATOMIC_CS &&
+		   f->opcode != SOFTHCA_WQE_ATOMIC_FA) ||
+	    f->first_psn != pkt->psn) {
+		softhca_hw_count(hw, drop_seq);
+		if (progress)
+			softhca_hw_comp_progress(qp);
+		return;
+	}
+	synd = softhca_hw_comp_load(hw, qp, f);
+	if (synd) {
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_LOC_PROT, synd);
+		return;
+	}
+	orig = cpu_to_le64(pkt->orig);
+	src.buf = &orig;
+	softhca_hw_copy(hw, qp->cw->seg, qp->cw->nseg, 0, &src, sizeof(orig));
+	f->done = true;
+	softhca_hw_comp_progress(qp);
+}
+
+/**
+ * softhca_hw_comp_rx - the completer takes an answer for @qp
+ * @hw: the card
+ * @qp: the requester's QP
+ * @pkt: an ACK/NAK, READ response or atomic ACK
+ */
+void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_hw_pkt *pkt)
+{
+	u32 mask = softhca_hw_opcode_mask(pkt->opcode);
+
+	spin_lock_bh(&qp->lock);
+	if ((qp->state != SOFTHCA_QPS_RTS && qp->state != SOFTHCA_QPS_SQD &&
+	     qp->state != SOFTHCA_QPS_SQE) || qp->fl_head == qp->fl_tail)
+		goto out;
+	if (mask & SOFTHCA_OPM_READ_RESP) {
+		softhca_hw_comp_read(hw, qp, pkt, mask);
+	} else if (pkt->opcode == (SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK)) {
+		softhca_hw_comp_atomic(hw, qp, pkt);
+	} else if (pkt->opcode == (SOFTHCA_OP_RC | SOFTHCA_OP_ACK)) {
+		switch (pkt->syndrome & SOFTHCA_AETH_TYPE_MASK) {
+		case SOFTHCA_AETH_TYPE_ACK:
+			softhca_hw_comp_ack(hw, qp, pkt->psn);
+			break;
+		case SOFTHCA_AETH_TYPE_RNR:
+			softhca_hw_comp_rnr(hw, qp, pkt->psn,
+					    pkt->syndrome & 0x1f);
+			break;
+		case SOFTHCA_AETH_TYPE_NAK:
+			softhca_hw_comp_nak(hw, qp, pkt->psn, pkt->syndrome);
+			break;
+		default:
+			break;
+		}
+	}
+	softhca_hw_comp_advance(hw, qp);
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/* The transport timer expired (lock held): resend, or give up. */
+static void softhca_hw_comp_timeout(struct softhca_hw *hw,
+				    struct softhca_hw_qp *qp, ktime_t now)
+{
+	struct softhca_hw_flight *f = softhca_hw_comp_first(qp);
+
+	if (!f) {
+		qp->timer_armed = false;
+		return;
+	}
+	softhca_hw_count(hw, timeouts);
+	/* the first attempt and retry_cnt retries each time out */
+	if (qp->attr.timeout && qp->retries >= qp->attr.retry_cnt) {
+		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_RETRY_EXC,
+				     SOFTHCA_SYND_NO_RESPONDER);
+		softhca_hw_comp_advance(hw, qp);
+		return;
+	}
+	if (qp->attr.timeout)
+		qp->retries++;
+	softhca_hw_comp_rewind(qp, softhca_hw_comp_resume_psn(qp, f));
+	qp->deadline = ktime_add_us(now, softhca_hw_timeout_us(qp));
+}
+
+/**
+ * softhca_hw_comp_timers - the requester's timers (lock held)
+ * @hw: the card
+ * @qp: the QP
+ * @next: lowered to the earliest pending deadline
+ *
+ * Return: whether the requester may send now (not waiting out an RNR
+ * NAK); an expired transport timer has asked for a resend or failed the
+ * WQE.
+ */
+bool softhca_hw_comp_timers(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			    ktime_t *next)
+{
+	ktime_t now = ktime_get();
+
+	if (qp->waiting) {
+		if (ktime_before(now, qp->deadline)) {
+			*next = min(*next, qp->deadline);
+			return false;
+		}
+		qp->waiting = false;
+	}
+	if (qp->timer_armed && !ktime_before(now, qp->deadline))
+		softhca_hw_comp_timeout(hw, qp, now);
+	if (qp->timer_armed)
+		*next = min(*next, qp->deadline);
+	return true;
+}
+
+/* Forget the flight (RESET, flush, destroy; lock held). */
+void softhca_hw_comp_reset(struct softhca_hw_qp *qp)
+{
+	if (qp->cw_loaded)
+		softhca_hw_comp_unload(qp);
+	qp->fl_head = 0;
+	qp->fl_tail = 0;
+	qp->fl_send = 0;
+	qp->rd_out = 0;
+	qp->retries = 0;
+	qp->rnr_retries = 0;
+	qp->rewind = false;
+	qp->resend_psn_valid = false;
+	qp->waiting = false;
+	qp->timer_armed = false;
+	qp->sqd_notify_pending = false;
+}
