@@ -12,6 +12,7 @@
 #   make vm-test    the VM integration tests only
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest on softhca vs rxe in one VM boot
+#   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)
 #   make install [DESTDIR=dir]   module and provider
 #
 # KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
@@ -23,7 +24,7 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	host-test bench install clean distclean
+	host-test bench htmldocs install clean distclean
 
 all: module provider
 
@@ -59,6 +60,9 @@ host-test: provider
 
 bench: all
 	@scripts/bench.sh
+
+htmldocs:
+	@scripts/htmldocs.sh
 
 install:
 	@scripts/install.sh

@@ -12,6 +12,7 @@ pkgs=(
 	qemu-system-x86 qemu-system-data busybox-static iproute2 strace
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev rdmacm-utils
 	perftest python3-pyverbs linux-source-6.1
+	python3-sphinx
 )
 
 missing=()

@@ -63,6 +63,7 @@ else
 fi
 
 stage lint scripts/lint.sh
+stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage kunit scripts/kunit.sh
 if [ $built -eq 1 ]; then
