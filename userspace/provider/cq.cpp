@@ -171,6 +171,50 @@ int cq_poll(Cq *cq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
+{
+	uint32_t mask = (1u << cq->log_size) - 1;
+	uint32_t pi, nfreed = 0;
+
+	cq->lock.lock();
+	/* the CQEs the card has written and software not yet read */
+	for (pi = cq->ci; pi - cq->ci <= mask; pi++)
+		if (!cqe_is_new(load_u8(&cq->ring[pi & mask].op_own), pi,
+				cq->log_size))
+			break;
+	from_device_barrier();
+	/*
+	 * From the newest back: drop @qpn's, move the others up over the
+	 * holes, each keeping the owner bit of the slot it lands in.
+	 */
+	while (pi-- != cq->ci) {
+		struct softhca_cqe *cqe = &cq->ring[pi & mask];
+
+		if (le32toh(cqe->qpn) == qpn) {
+			uint64_t wr_id;
+
+			if (srq && (cqe->opcode & SOFTHCA_CQE_OP_RECV) &&
+			    (cqe->flags & SOFTHCA_CQE_F_SRQ))
+				srq_complete(srq, le32toh(cqe->wqe_counter),
+					     &wr_id);
+			nfreed++;
+		} else if (nfreed) {
+			struct softhca_cqe *dest =
+				&cq->ring[(pi + nfreed) & mask];
+			uint8_t owner = dest->op_own & SOFTHCA_CQE_OWNER;
+
+			memcpy(dest, cqe, sizeof(*dest));
+			dest->op_own = static_cast<uint8_t>(
+				(dest->op_own & ~SOFTHCA_CQE_OWNER) | owner);
+		}
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		cq_publish_ci(cq);
+	}
+	cq->lock.unlock();
+}
+
 void cq_arm(Cq *cq, bool solicited)
 {
 	uint32_t arm = softhca_cq_arm(cq->arm_sn, solicited,

@@ -98,6 +98,20 @@ int qp_alloc_queues(Qp *qp, const QpGeometry &g)
 
 namespace {
 
+/*
+ * The QP's completions still in its CQs go with it (a destroy, a move to
+ * RESET): the SRQ WQEs its receives took go back to the SRQ.
+ */
+void clean_cqs(Qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	if (ibqp->recv_cq)
+		cq_clean(to_cq(ibqp->recv_cq), qp->qpn, qp->srq);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		cq_clean(to_cq(ibqp->send_cq), qp->qpn, nullptr);
+}
+
 /* Back to the state of a new QP (after a move to RESET). */
 void reset_queues(Qp *qp)
 {
@@ -566,6 +580,8 @@ int modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 			reset_queues(qp);
 		qp->rq_lock.unlock();
 		qp->sq_lock.unlock();
+		if (attr->qp_state == IBV_QPS_RESET)
+			clean_cqs(qp);
 	}
 	return 0;
 }
@@ -591,6 +607,7 @@ int destroy_qp(struct ibv_qp *ibqp)
 
 	if (err)
 		return err;
+	clean_cqs(qp);
 	pthread_mutex_lock(&qp->ctx->mu);
 	qp->ctx->qps.remove(qp->qpn);
 	pthread_mutex_unlock(&qp->ctx->mu);

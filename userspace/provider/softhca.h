@@ -377,6 +377,11 @@ int cq_poll(Cq *cq, int ne, struct ibv_wc *wc);
 void cq_arm(Cq *cq, bool solicited);
 void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	       struct ibv_wc *wc);
+/*
+ * Drop the completions of QP @qpn that are still in @cq (it is being
+ * destroyed or reset), returning the SRQ WQEs of its receives to @srq.
+ */
+void cq_clean(Cq *cq, uint32_t qpn, Srq *srq);
 /* Check @attr for create_cq_ex and install the ibv_cq_ex poll functions. */
 int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr);
 

@@ -412,4 +412,58 @@ TEST(CqEx, PlainPollOnTheSameCq)
 	EXPECT_EQ(ibv_start_poll(cq, &pa), ENOENT);
 }
 
+TEST(CqClean, DropsOneQpsCompletionsAndFreesItsSrqWqes)
+{
+	FakeCq f(2); /* 4 entries: the survivors move across the wrap */
+	FakeSrq s;
+	Qp other = {};
+	ibv_wc wc[4];
+
+	other.qpn = 0x43;
+	other.sq.wqe_cnt = 8;
+	ASSERT_EQ(other.sq_wrid.alloc(8), 0);
+	ASSERT_EQ(other.sq_nbb.alloc(8), 0);
+	ASSERT_EQ(other.sq_wqe_head.alloc(8), 0);
+	for (int i = 0; i < 8; i++)
+		other.sq_wrid[i] = 3000 + i;
+	f.qps.insert(0x43, &other);
+	s.post(600);
+	s.post(601);
+	s.post(602);
+
+	/* one pass consumed, so the ring wraps: ci = 3 */
+	for (int i = 0; i < 3; i++)
+		f.produce(SOFTHCA_CQE_OP_SEND, 0, 0);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 3);
+	f.produce(SOFTHCA_CQE_OP_RECV, 1, 0, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_SRQ);
+	f.produce(SOFTHCA_CQE_OP_SEND, 5, 0).qpn = htole32(0x43);
+	f.produce(SOFTHCA_CQE_OP_RECV, 0, 0, SOFTHCA_CQE_ST_WR_FLUSH,
+		  SOFTHCA_CQE_F_SRQ);
+	f.produce(SOFTHCA_CQE_OP_SEND, 6, 0).qpn = htole32(0x43);
+	EXPECT_EQ(s.srq.head, s.srq.tail); /* three posted: full */
+
+	cq_clean(&f.cq, 0x42, &s.srq);
+	/* the two SRQ WQEs of 0x42's receives are back on the list */
+	EXPECT_NE(s.srq.head, s.srq.tail);
+	uint64_t id;
+	EXPECT_FALSE(srq_complete(&s.srq, 0, &id));
+	EXPECT_FALSE(srq_complete(&s.srq, 1, &id));
+	EXPECT_TRUE(srq_complete(&s.srq, 2, &id));
+	EXPECT_EQ(id, 602u);
+	EXPECT_EQ(le32toh(f.db.ci), 5u);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 2);
+	EXPECT_EQ(wc[0].qp_num, 0x43u);
+	EXPECT_EQ(wc[0].wr_id, 3005u);
+	EXPECT_EQ(wc[1].wr_id, 3006u);
+	EXPECT_EQ(cq_poll(&f.cq, 4, wc), 0);
+	/* the card's next CQE lands after them and is seen */
+	f.produce(SOFTHCA_CQE_OP_SEND, 7, 0).qpn = htole32(0x43);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 1);
+	EXPECT_EQ(wc[0].wr_id, 3007u);
+	/* nothing to drop: nothing moves */
+	cq_clean(&f.cq, 0x42, &s.srq);
+	EXPECT_EQ(le32toh(f.db.ci), 8u);
+}
+
 } // namespace
