@@ -7,7 +7,6 @@
  * and the UAR's CQ doorbell; an event advances the arm sequence number.
  */
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -96,19 +95,25 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	if (wc->status != IBV_WC_SUCCESS)
 		__atomic_store_n(&qp->state, IBV_QPS_ERR, __ATOMIC_RELAXED);
 	if (cqe->opcode & SOFTHCA_CQE_OP_RECV) {
-		wc->wr_id = qp->rq_wrid[idx & (qp->rq_wqe_cnt - 1)];
-		__atomic_store_n(&qp->rq_tail, idx + 1, __ATOMIC_RELEASE);
+		if (cqe->flags & SOFTHCA_CQE_F_SRQ) {
+			/* the WQE goes back to the SRQ's free list */
+			if (!qp->srq || !srq_complete(qp->srq, idx, &wc->wr_id))
+				wc->status = IBV_WC_GENERAL_ERR;
+		} else if (qp->rq_wqe_cnt) {
+			wc->wr_id = qp->rq_wrid[idx & (qp->rq_wqe_cnt - 1)];
+			__atomic_store_n(&qp->rq_tail, idx + 1,
+					 __ATOMIC_RELEASE);
+		} else {
+			wc->status = IBV_WC_GENERAL_ERR; /* no RQ */
+		}
 	} else {
-		uint32_t slot = idx & (qp->sq_wqe_cnt - 1);
+		uint32_t slot = idx & (qp->sq.wqe_cnt - 1);
 
 		wc->wr_id = qp->sq_wrid[slot];
 		/* this WQE and every unsignaled one before it are done */
-		if (qp->sq_wqe_head) {
-			qp->sq_tail_bb = idx + qp->sq_nbb[slot];
-			__atomic_store_n(&qp->sq_tail,
-					 qp->sq_wqe_head[slot] + 1,
-					 __ATOMIC_RELEASE);
-		}
+		qp->sq_tail_bb = idx + qp->sq_nbb[slot];
+		__atomic_store_n(&qp->sq_tail, qp->sq_wqe_head[slot] + 1,
+				 __ATOMIC_RELEASE);
 	}
 	wc->byte_len = le32toh(cqe->byte_cnt);
 	wc->src_qp = le32toh(cqe->src_qp);
@@ -116,31 +121,98 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	if (cqe->flags & SOFTHCA_CQE_F_IMM) {
 		wc->imm_data = cqe->imm;
 		wc->wc_flags |= IBV_WC_WITH_IMM;
+	} else if (cqe->flags & SOFTHCA_CQE_F_INV) {
+		wc->invalidated_rkey = be32toh(cqe->imm);
+		wc->wc_flags |= IBV_WC_WITH_INV;
 	}
+	/* UD: the GRH (or the IPv4 header in its last 20 bytes) leads */
 	if (cqe->flags & SOFTHCA_CQE_F_GRH)
 		wc->wc_flags |= IBV_WC_GRH;
 }
 
-int cq_poll(Cq *cq, const QpTable &qps, int ne, struct ibv_wc *wc)
+namespace {
+
+/* The next CQE the card wrote, or null. */
+const struct softhca_cqe *cq_next_cqe(Cq *cq)
 {
-	uint32_t mask = (1u << cq->log_size) - 1;
+	const struct softhca_cqe *cqe =
+		&cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
+
+	if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size))
+		return nullptr;
+	/* its body after its owner bit */
+	from_device_barrier();
+	return cqe;
+}
+
+void cq_publish_ci(Cq *cq)
+{
+	/* the CQEs are read before the card may overwrite them */
+	to_device_barrier();
+	store_le32(&cq->db->ci, cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
+}
+
+} // namespace
+
+int cq_poll(Cq *cq, int ne, struct ibv_wc *wc)
+{
 	int n = 0;
 
 	while (n < ne) {
-		const struct softhca_cqe *cqe = &cq->ring[cq->ci & mask];
+		const struct softhca_cqe *cqe = cq_next_cqe(cq);
 
-		if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size))
+		if (!cqe)
 			break;
-		from_device_barrier();
-		cqe_to_wc(cqe, qps, &wc[n++]);
+		cqe_to_wc(cqe, *cq->qps, &wc[n++]);
 		cq->ci++;
 	}
-	if (n) {
-		/* the CQEs are read before the card may overwrite them */
-		to_device_barrier();
-		store_le32(&cq->db->ci, cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
-	}
+	if (n)
+		cq_publish_ci(cq);
 	return n;
+}
+
+void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
+{
+	uint32_t mask = (1u << cq->log_size) - 1;
+	uint32_t pi, nfreed = 0;
+
+	cq->lock.lock();
+	/* the CQEs the card has written and software not yet read */
+	for (pi = cq->ci; pi - cq->ci <= mask; pi++)
+		if (!cqe_is_new(load_u8(&cq->ring[pi & mask].op_own), pi,
+				cq->log_size))
+			break;
+	from_device_barrier();
+	/*
+	 * From the newest back: drop @qpn's, move the others up over the
+	 * holes, each keeping the owner bit of the slot it lands in.
+	 */
+	while (pi-- != cq->ci) {
+		struct softhca_cqe *cqe = &cq->ring[pi & mask];
+
+		if (le32toh(cqe->qpn) == qpn) {
+			uint64_t wr_id;
+
+			if (srq && (cqe->opcode & SOFTHCA_CQE_OP_RECV) &&
+			    (cqe->flags & SOFTHCA_CQE_F_SRQ))
+				srq_complete(srq, le32toh(cqe->wqe_counter),
+					     &wr_id);
+			nfreed++;
+		} else if (nfreed) {
+			struct softhca_cqe *dest =
+				&cq->ring[(pi + nfreed) & mask];
+			uint8_t owner = dest->op_own & SOFTHCA_CQE_OWNER;
+
+			memcpy(dest, cqe, sizeof(*dest));
+			dest->op_own = static_cast<uint8_t>(
+				(dest->op_own & ~SOFTHCA_CQE_OWNER) | owner);
+		}
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		cq_publish_ci(cq);
+	}
+	cq->lock.unlock();
 }
 
 void cq_arm(Cq *cq, bool solicited)
@@ -161,9 +233,9 @@ int poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	Cq *cq = to_cq(ibcq);
 	int n;
 
-	pthread_spin_lock(&cq->lock);
-	n = cq_poll(cq, cq->ctx->qps, ne, wc);
-	pthread_spin_unlock(&cq->lock);
+	cq->lock.lock();
+	n = cq_poll(cq, ne, wc);
+	cq->lock.unlock();
 	return n;
 }
 
@@ -171,9 +243,9 @@ int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	Cq *cq = to_cq(ibcq);
 
-	pthread_spin_lock(&cq->lock);
+	cq->lock.lock();
 	cq_arm(cq, solicited_only != 0);
-	pthread_spin_unlock(&cq->lock);
+	cq->lock.unlock();
 	return 0;
 }
 
@@ -182,19 +254,125 @@ void cq_event(struct ibv_cq *ibcq)
 	to_cq(ibcq)->arm_sn++;
 }
 
-struct ibv_cq *create_cq(struct ibv_context *context, int cqe,
-			 struct ibv_comp_channel *channel, int comp_vector)
+namespace {
+
+/*
+ * ibv_cq_ex polling. start_poll takes the CQ lock and stands on the first
+ * new completion (ENOENT, unlocked, if there is none); next_poll moves on
+ * (ENOENT at the end, still locked); end_poll publishes the consumer index
+ * and unlocks. The completion is read once into cq->cur (the same
+ * conversion poll_cq makes, wr_id bookkeeping included); status and wr_id
+ * go into the ibv_cq_ex, the other fields come from the read functions.
+ */
+int cq_ex_take(Cq *cq)
+{
+	const struct softhca_cqe *cqe = cq_next_cqe(cq);
+
+	if (!cqe)
+		return ENOENT;
+	cqe_to_wc(cqe, *cq->qps, &cq->cur);
+	cq->ci++;
+	cq->vcq.cq_ex.status = cq->cur.status;
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	return 0;
+}
+
+int cq_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	Cq *cq = to_cq(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	cq->lock.lock();
+	int err = cq_ex_take(cq);
+	if (err)
+		cq->lock.unlock();
+	return err;
+}
+
+int cq_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_take(to_cq(ibcq));
+}
+
+void cq_end_poll(struct ibv_cq_ex *ibcq)
+{
+	Cq *cq = to_cq(ibcq);
+
+	cq_publish_ci(cq);
+	cq->lock.unlock();
+}
+
+enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.opcode;
+}
+
+uint32_t cq_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.vendor_err;
+}
+
+uint32_t cq_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.byte_len;
+}
+
+/* Immediate data; for IBV_WC_WITH_INV the rkey (host order, as mlx5). */
+__be32 cq_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.imm_data;
+}
+
+uint32_t cq_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.qp_num;
+}
+
+uint32_t cq_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.src_qp;
+}
+
+unsigned int cq_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.wc_flags;
+}
+
+/* RoCE has no LIDs, and the CQE carries no SL: these read 0. */
+uint32_t cq_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.slid;
+}
+
+uint8_t cq_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.sl;
+}
+
+uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return to_cq(ibcq)->cur.dlid_path_bits;
+}
+
+constexpr uint64_t kCqWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+				IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+				IBV_WC_EX_WITH_DLID_PATH_BITS;
+
+struct ibv_cq_ex *create_cq_common(struct ibv_context *context,
+				   const struct ibv_cq_init_attr_ex *attr)
 {
 	Context *ctx = to_ctx(context);
 	WriteCmd<ib_uverbs_create_cq, softhca_create_cq_req> cmd = {};
 	WriteResp<ib_uverbs_create_cq_resp, softhca_create_cq_resp> resp = {};
-	uint32_t nent =
-		cqe > 0 ? cq_entries_for(static_cast<uint32_t>(cqe)) : 0;
-	void *buf = nullptr;
+	uint32_t nent = attr->cqe > 0 && attr->cqe < 0x80000000u
+				? cq_entries_for(attr->cqe)
+				: 0;
 	int err;
 
 	if (!nent) {
-		softhca_dbg(ctx, "create_cq: %d CQEs", cqe);
+		softhca_dbg(ctx, "create_cq: %u CQEs", attr->cqe);
 		errno = EINVAL;
 		return nullptr;
 	}
@@ -204,54 +382,109 @@ struct ibv_cq *create_cq(struct ibv_context *context, int cqe,
 		return nullptr;
 	}
 	cq->ctx = ctx;
+	cq->qps = &ctx->qps;
 	cq->log_size = log2_of_pow2(nent);
-	cq->buf_size = static_cast<size_t>(nent) * sizeof(struct softhca_cqe);
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-
-	err = posix_memalign(&buf, ctx->page_size, cq->buf_size);
+	err = cq_ex_setup(cq, attr);
+	if (err) {
+		softhca_dbg(ctx, "create_cq_ex: unsupported attributes");
+		goto err_free;
+	}
+	err = cq->buf.alloc(static_cast<size_t>(nent) *
+				    sizeof(struct softhca_cqe),
+			    ctx->page_size);
+	if (!err)
+		err = cq->db.alloc(ctx->dbrecs);
 	if (err)
-		goto err_cq;
-	cq->ring = static_cast<struct softhca_cqe *>(buf);
-	memset(buf, 0, cq->buf_size);
+		goto err_free;
+	cq->ring = reinterpret_cast<struct softhca_cqe *>(cq->buf.data());
 	/* every CQE starts owned by the card: owner bit of no pass yet */
 	for (uint32_t i = 0; i < nent; i++)
 		cq->ring[i].op_own = SOFTHCA_CQE_OWNER;
-	err = ibv_dontfork_range(buf, cq->buf_size);
-	if (err)
-		goto err_buf;
-	cq->db = static_cast<struct softhca_cq_dbrec *>(ctx->dbrecs->alloc());
-	if (!cq->db) {
-		err = errno;
-		goto err_fork;
-	}
 
-	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(buf);
-	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(cq->db);
+	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(cq->ring);
+	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(cq->db.get());
 	cmd.drv.cqe_size = sizeof(struct softhca_cqe);
+	/*
+	 * The plain CREATE_CQ carries everything a softhca CQ has (no
+	 * timestamps, no overrun flag): ibv_cmd_create_cq_ex would send
+	 * the same command.
+	 */
 	err = ibv_cmd_create_cq(
-		context, static_cast<int>(nent - 1), channel, comp_vector,
-		&cq->vcq.cq, reinterpret_cast<struct ibv_create_cq *>(&cmd),
-		sizeof(cmd),
+		context, static_cast<int>(nent - 1), attr->channel,
+		static_cast<int>(attr->comp_vector), &cq->vcq.cq,
+		reinterpret_cast<struct ibv_create_cq *>(&cmd), sizeof(cmd),
 		reinterpret_cast<ib_uverbs_create_cq_resp *>(&resp),
 		sizeof(resp));
 	if (err) {
 		softhca_dbg(ctx, "create_cq: the kernel refused (%d)", err);
-		goto err_db;
+		goto err_free;
 	}
 	cq->cqn = resp.drv.cqn;
-	return &cq->vcq.cq;
+	return &cq->vcq.cq_ex;
 
-err_db:
-	ctx->dbrecs->free(cq->db);
-err_fork:
-	ibv_dofork_range(buf, cq->buf_size);
-err_buf:
-	free(buf);
-err_cq:
-	pthread_spin_destroy(&cq->lock);
-	delete cq;
+err_free:
+	delete cq; /* its members free the ring and the record */
 	errno = err;
 	return nullptr;
+}
+
+} // namespace
+
+int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *x = &cq->vcq.cq_ex;
+
+	/* parent domains (IBV_CQ_INIT_ATTR_MASK_PD) are not supported */
+	if (attr->comp_mask &
+	    ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))
+		return EOPNOTSUPP;
+	/* single-threaded use needs nothing; the card cannot ignore overrun */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags &
+	     ~static_cast<uint32_t>(IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
+		return EOPNOTSUPP;
+	/* no timestamps, VLANs, flow tags or tag matching */
+	if (attr->wc_flags & ~kCqWcFlags)
+		return EOPNOTSUPP;
+	cq->wc_flags = attr->wc_flags;
+	x->start_poll = cq_start_poll;
+	x->next_poll = cq_next_poll;
+	x->end_poll = cq_end_poll;
+	x->read_opcode = cq_read_opcode;
+	x->read_vendor_err = cq_read_vendor_err;
+	x->read_byte_len = cq_read_byte_len;
+	x->read_imm_data = cq_read_imm_data;
+	x->read_qp_num = cq_read_qp_num;
+	x->read_src_qp = cq_read_src_qp;
+	x->read_wc_flags = cq_read_wc_flags;
+	x->read_slid = cq_read_slid;
+	x->read_sl = cq_read_sl;
+	x->read_dlid_path_bits = cq_read_dlid_path_bits;
+	return 0;
+}
+
+struct ibv_cq *create_cq(struct ibv_context *context, int cqe,
+			 struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {};
+
+	if (cqe <= 0) {
+		errno = EINVAL;
+		return nullptr;
+	}
+	attr.cqe = static_cast<uint32_t>(cqe);
+	attr.channel = channel;
+	attr.comp_vector = static_cast<uint32_t>(comp_vector);
+	attr.wc_flags = IBV_WC_STANDARD_FLAGS;
+	struct ibv_cq_ex *cq = create_cq_common(context, &attr);
+
+	return cq ? ibv_cq_ex_to_cq(cq) : nullptr;
+}
+
+struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
+			       struct ibv_cq_init_attr_ex *attr)
+{
+	return create_cq_common(context, attr);
 }
 
 int destroy_cq(struct ibv_cq *ibcq)
@@ -261,10 +494,6 @@ int destroy_cq(struct ibv_cq *ibcq)
 
 	if (ret)
 		return ret;
-	cq->ctx->dbrecs->free(cq->db);
-	ibv_dofork_range(cq->ring, cq->buf_size);
-	free(cq->ring);
-	pthread_spin_destroy(&cq->lock);
 	delete cq;
 	return 0;
 }

@@ -25,8 +25,6 @@ DbrecAllocator::~DbrecAllocator()
 
 	for (Page *p = head_; p; p = next) {
 		next = p->next;
-		ibv_dofork_range(p->buf, page_size_);
-		std::free(p->buf);
 		delete p;
 	}
 	head_ = nullptr;
@@ -35,26 +33,18 @@ DbrecAllocator::~DbrecAllocator()
 DbrecAllocator::Page *DbrecAllocator::add_page()
 {
 	auto *p = new (std::nothrow) Page{};
-	void *buf = nullptr;
 
 	if (!p) {
 		errno = ENOMEM;
 		return nullptr;
 	}
-	if (posix_memalign(&buf, page_size_, page_size_)) {
+	/* zeroed, page-aligned and kept out of fork()ed children */
+	int err = p->buf.alloc(page_size_, page_size_);
+	if (err) {
 		delete p;
-		errno = ENOMEM;
+		errno = err;
 		return nullptr;
 	}
-	memset(buf, 0, page_size_);
-	/* the card reads it by DMA: keep it out of fork()ed children */
-	if (ibv_dontfork_range(buf, page_size_)) {
-		std::free(buf);
-		delete p;
-		errno = ENOMEM;
-		return nullptr;
-	}
-	p->buf = static_cast<unsigned char *>(buf);
 	p->free_mask = all_free_;
 	p->next = head_;
 	if (head_)
@@ -71,8 +61,6 @@ void DbrecAllocator::release_page(Page *p)
 		head_ = p->next;
 	if (p->next)
 		p->next->prev = p->prev;
-	ibv_dofork_range(p->buf, page_size_);
-	std::free(p->buf);
 	delete p;
 }
 
@@ -93,7 +81,7 @@ void *DbrecAllocator::alloc()
 
 	p->free_mask &= ~(1ULL << slot);
 	p->used++;
-	void *rec = p->buf + slot * slot_size_;
+	void *rec = p->buf.data() + slot * slot_size_;
 	memset(rec, 0, slot_size_);
 	return rec;
 }
@@ -104,9 +92,11 @@ void DbrecAllocator::free(void *rec)
 	auto *addr = static_cast<unsigned char *>(rec);
 
 	for (Page *p = head_; p; p = p->next) {
-		if (addr < p->buf || addr >= p->buf + page_size_)
+		unsigned char *base = p->buf.data();
+
+		if (addr < base || addr >= base + page_size_)
 			continue;
-		size_t slot = static_cast<size_t>(addr - p->buf) / slot_size_;
+		size_t slot = static_cast<size_t>(addr - base) / slot_size_;
 
 		p->free_mask |= 1ULL << slot;
 		if (!--p->used)

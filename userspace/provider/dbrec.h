@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "dmabuf.h"
+
 namespace softhca {
 
 class DbrecAllocator {
@@ -32,11 +34,11 @@ public:
 
 private:
 	struct Page {
-		Page *next;
-		Page *prev;
-		unsigned char *buf;
-		uint64_t free_mask; /* bit i set: slot i is free */
-		unsigned used;
+		Page *next = nullptr;
+		Page *prev = nullptr;
+		DmaBuf buf;
+		uint64_t free_mask = 0; /* bit i set: slot i is free */
+		unsigned used = 0;
 	};
 
 	Page *add_page();

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softhca provider: queue pairs and the data path. One page-aligned buffer
- * holds the RQ and then the SQ. Posting builds WQEs in place, publishes the
- * new producer count in the doorbell record (after a release barrier),
- * writes the UAR's SQ doorbell, and makes a system call only when the card
- * says its engine is idle: the engine polls doorbell records while it is
- * busy, so a busy device takes posts without any system call.
+ * holds the RQ and then the SQ (only the SQ when receives come from an
+ * SRQ). Posting builds WQEs in place with the shared encoder
+ * (include/softhca_wqe.h), publishes the new producer count in the
+ * doorbell record (after a release barrier), writes the UAR's SQ doorbell,
+ * and makes a system call only when the card says its engine is idle: the
+ * engine polls doorbell records while it is busy, so a busy device takes
+ * posts without any system call.
  */
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <unistd.h>
@@ -20,28 +22,37 @@
 
 namespace softhca {
 
-int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,
-		uint32_t dev_max_sge, uint32_t dev_max_inline, QpGeometry *g)
+int qp_geometry(uint8_t qp_type, bool srq, const struct ibv_qp_cap &want,
+		uint32_t dev_max_wr, uint32_t dev_max_sge,
+		uint32_t dev_max_inline, QpGeometry *g)
 {
+	bool ud = qp_type == SOFTHCA_QPT_UD || qp_type == SOFTHCA_QPT_GSI;
 	uint32_t send_wr = std::max(want.max_send_wr, 1u);
 	uint32_t recv_wr = std::max(want.max_recv_wr, 1u);
 	uint32_t send_sge = std::max(want.max_send_sge, 1u);
 	uint32_t recv_sge = std::max(want.max_recv_sge, 1u);
 
-	if (send_wr > dev_max_wr || recv_wr > dev_max_wr ||
-	    send_sge > dev_max_sge || recv_sge > dev_max_sge ||
+	if (send_wr > dev_max_wr || send_sge > dev_max_sge ||
 	    want.max_inline_data > dev_max_inline)
 		return EINVAL;
+	if (!srq && (recv_wr > dev_max_wr || recv_sge > dev_max_sge))
+		return EINVAL;
 	g->wqe_bbs = softhca_wqe_bbs(
-		softhca_sq_max_ds(send_sge, want.max_inline_data));
+		softhca_sq_max_ds_qp(qp_type, send_sge, want.max_inline_data));
 	if (g->wqe_bbs > SOFTHCA_MAX_WQEBBS)
 		return EINVAL;
-	/* report all that fits in the WQE size (an RDMA WRITE's worst case) */
+	/*
+	 * Report all that fits in the WQE size: after the control segment and
+	 * an RDMA WRITE's remote address (RC, UC) or the address vector (UD).
+	 */
 	uint32_t units =
 		g->wqe_bbs * (SOFTHCA_WQEBB_SIZE / SOFTHCA_WQE_DS_SIZE);
-	g->max_send_sge = std::min(units - 2, dev_max_sge);
+	uint32_t fixed =
+		ud ? 1 + sizeof(struct softhca_wqe_av) / SOFTHCA_WQE_DS_SIZE
+		   : 2;
+	g->max_send_sge = std::min(units - fixed, dev_max_sge);
 	uint32_t inline_room =
-		(units - 2) * SOFTHCA_WQE_DS_SIZE -
+		(units - fixed) * SOFTHCA_WQE_DS_SIZE -
 		static_cast<uint32_t>(sizeof(struct softhca_wqe_inline));
 	g->max_inline_data = std::min(inline_room, dev_max_inline);
 	g->sq_wqe_cnt = align_queue_size(send_wr * g->wqe_bbs);
@@ -49,6 +60,11 @@ int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,
 		return EINVAL;
 	g->max_send_wr = std::min(g->sq_wqe_cnt / g->wqe_bbs, dev_max_wr);
 
+	if (srq) {
+		g->rq_wqe_cnt = g->rq_stride = 0;
+		g->max_recv_wr = g->max_recv_sge = 0;
+		return 0;
+	}
 	g->rq_wqe_cnt = align_queue_size(recv_wr);
 	g->rq_stride = align_queue_size(recv_sge * SOFTHCA_WQE_DS_SIZE);
 	g->max_recv_wr = std::min(g->rq_wqe_cnt, dev_max_wr);
@@ -57,23 +73,43 @@ int qp_geometry(const struct ibv_qp_cap &want, uint32_t dev_max_wr,
 	return 0;
 }
 
+int qp_alloc_queues(Qp *qp, const QpGeometry &g)
+{
+	qp->sq.wqe_cnt = g.sq_wqe_cnt;
+	qp->max_send_wr = g.max_send_wr;
+	qp->max_send_sge = g.max_send_sge;
+	qp->max_inline_data = g.max_inline_data;
+	qp->sq_caps.max_sge = g.max_send_sge;
+	qp->sq_caps.max_inline = g.max_inline_data;
+	qp->rq_wqe_cnt = g.rq_wqe_cnt;
+	qp->rq_stride = g.rq_stride;
+	qp->max_recv_wr = g.max_recv_wr;
+	qp->max_recv_sge = g.max_recv_sge;
+	if (qp->sq_wrid.alloc(g.sq_wqe_cnt) ||
+	    qp->sq_wqe_head.alloc(g.sq_wqe_cnt) ||
+	    qp->sq_nbb.alloc(g.sq_wqe_cnt) ||
+	    qp->sq_sge.alloc(g.max_send_sge) ||
+	    qp->ex.inl.alloc(std::max(g.max_inline_data, 1u)))
+		return ENOMEM;
+	if (g.rq_wqe_cnt && qp->rq_wrid.alloc(g.rq_wqe_cnt))
+		return ENOMEM;
+	return 0;
+}
+
 namespace {
 
-void free_qp_memory(Qp *qp)
+/*
+ * The QP's completions still in its CQs go with it (a destroy, a move to
+ * RESET): the SRQ WQEs its receives took go back to the SRQ.
+ */
+void clean_cqs(Qp *qp)
 {
-	delete[] qp->sq_wrid;
-	delete[] qp->sq_wqe_head;
-	delete[] qp->sq_nbb;
-	delete[] qp->rq_wrid;
-	if (qp->db)
-		qp->ctx->dbrecs->free(qp->db);
-	if (qp->buf) {
-		ibv_dofork_range(qp->buf, qp->buf_size);
-		free(qp->buf);
-	}
-	pthread_spin_destroy(&qp->sq_lock);
-	pthread_spin_destroy(&qp->rq_lock);
-	delete qp;
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	if (ibqp->recv_cq)
+		cq_clean(to_cq(ibqp->recv_cq), qp->qpn, qp->srq);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		cq_clean(to_cq(ibqp->send_cq), qp->qpn, nullptr);
 }
 
 /* Back to the state of a new QP (after a move to RESET). */
@@ -83,6 +119,110 @@ void reset_queues(Qp *qp)
 	qp->rq_pi = qp->rq_tail = 0;
 	store_le32(&qp->db->sq_pi, 0);
 	store_le32(&qp->db->rq_pi, 0);
+}
+
+uint8_t wqe_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		return SOFTHCA_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return SOFTHCA_WQE_SEND_IMM;
+	case IBV_WR_SEND_WITH_INV:
+		return SOFTHCA_WQE_SEND_INV;
+	case IBV_WR_RDMA_WRITE:
+		return SOFTHCA_WQE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return SOFTHCA_WQE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return SOFTHCA_WQE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return SOFTHCA_WQE_ATOMIC_CS;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return SOFTHCA_WQE_ATOMIC_FA;
+	default:
+		/* LOCAL_INV, BIND_MW, TSO...: no user WQE carries them */
+		return 0xff;
+	}
+}
+
+/*
+ * The verb-neutral form of @wr for the encoder. Its gather list is
+ * copied into the QP's scratch list (held under the SQ lock), its
+ * address vector into @av.
+ */
+int to_send_wr(Qp *qp, const struct ibv_send_wr *wr, struct softhca_send_wr *s,
+	       struct softhca_wqe_av *av)
+{
+	uint8_t op = wqe_opcode(wr->opcode);
+
+	if (op == 0xff || wr->num_sge < 0 ||
+	    static_cast<uint32_t>(wr->num_sge) > qp->max_send_sge)
+		return EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->opcode = op;
+	s->flags = wqe_flags(wr->send_flags);
+	/* READ and atomics land through their SGE: inline means nothing */
+	if (op == SOFTHCA_WQE_RDMA_READ || op == SOFTHCA_WQE_ATOMIC_CS ||
+	    op == SOFTHCA_WQE_ATOMIC_FA)
+		s->flags &= static_cast<uint8_t>(~SOFTHCA_WQE_F_INLINE);
+	switch (op) {
+	case SOFTHCA_WQE_SEND_IMM:
+		s->imm = wr->imm_data;
+		break;
+	case SOFTHCA_WQE_SEND_INV:
+		s->inv_key = wr->invalidate_rkey;
+		break;
+	case SOFTHCA_WQE_RDMA_WRITE_IMM:
+		s->imm = wr->imm_data;
+		s->remote_addr = wr->wr.rdma.remote_addr;
+		s->rkey = wr->wr.rdma.rkey;
+		break;
+	case SOFTHCA_WQE_RDMA_WRITE:
+	case SOFTHCA_WQE_RDMA_READ:
+		s->remote_addr = wr->wr.rdma.remote_addr;
+		s->rkey = wr->wr.rdma.rkey;
+		break;
+	case SOFTHCA_WQE_ATOMIC_CS:
+		s->remote_addr = wr->wr.atomic.remote_addr;
+		s->rkey = wr->wr.atomic.rkey;
+		s->swap_add = wr->wr.atomic.swap;
+		s->compare = wr->wr.atomic.compare_add;
+		break;
+	case SOFTHCA_WQE_ATOMIC_FA:
+		s->remote_addr = wr->wr.atomic.remote_addr;
+		s->rkey = wr->wr.atomic.rkey;
+		s->swap_add = wr->wr.atomic.compare_add;
+		break;
+	default:
+		break;
+	}
+	if (softhca_wqe_is_ud(&qp->sq_caps)) {
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		*av = to_ah(wr->wr.ud.ah)->av;
+		av->dest_qpn = htole32(wr->wr.ud.remote_qpn);
+		av->qkey = htole32(wr->wr.ud.remote_qkey);
+		s->av = av;
+	}
+	for (int i = 0; i < wr->num_sge; i++) {
+		qp->sq_sge[i].addr = wr->sg_list[i].addr;
+		qp->sq_sge[i].length = wr->sg_list[i].length;
+		qp->sq_sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	s->sg = qp->sq_sge.get();
+	s->num_sge = static_cast<uint32_t>(wr->num_sge);
+	return 0;
+}
+
+} // namespace
+
+uint8_t wqe_flags(unsigned int send_flags)
+{
+	return (send_flags & IBV_SEND_SIGNALED ? SOFTHCA_WQE_F_SIGNALED : 0) |
+	       (send_flags & IBV_SEND_SOLICITED ? SOFTHCA_WQE_F_SOLICITED : 0) |
+	       (send_flags & IBV_SEND_FENCE ? SOFTHCA_WQE_F_FENCE : 0) |
+	       (send_flags & IBV_SEND_INLINE ? SOFTHCA_WQE_F_INLINE : 0);
 }
 
 /* Ring: publish the producer count, then wake the card if it sleeps. */
@@ -98,178 +238,40 @@ void ring_sq(Qp *qp)
 		wake(qp);
 }
 
-uint8_t *sq_unit(Qp *qp, uint32_t bb, uint32_t unit)
+int sq_post(Qp *qp, const struct softhca_send_wr *wr, uint64_t wr_id)
 {
-	uint32_t bytes = qp->sq_wqe_cnt * SOFTHCA_WQEBB_SIZE;
-	uint32_t off = (bb * SOFTHCA_WQEBB_SIZE + unit * SOFTHCA_WQE_DS_SIZE) &
-		       (bytes - 1);
+	uint32_t ds, inline_len;
+	int err = -softhca_wqe_size(&qp->sq_caps, wr, &ds, &inline_len);
 
-	return qp->sq + off;
-}
-
-/* Copy @len bytes into the WQE at @bb starting @byte bytes in (wraps). */
-void sq_copy(Qp *qp, uint32_t bb, uint32_t byte, const void *src, size_t len)
-{
-	uint32_t bytes = qp->sq_wqe_cnt * SOFTHCA_WQEBB_SIZE;
-	auto *s = static_cast<const uint8_t *>(src);
-
-	while (len) {
-		uint32_t off = (bb * SOFTHCA_WQEBB_SIZE + byte) & (bytes - 1);
-		size_t n = std::min<size_t>(len, bytes - off);
-
-		memcpy(qp->sq + off, s, n);
-		s += n;
-		byte += static_cast<uint32_t>(n);
-		len -= n;
-	}
-}
-
-bool opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IBV_QPT_RC;
-	default:
-		return false;
-	}
-}
-
-uint8_t wqe_opcode(enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND_WITH_IMM:
-		return SOFTHCA_WQE_SEND_IMM;
-	case IBV_WR_RDMA_WRITE:
-		return SOFTHCA_WQE_RDMA_WRITE;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return SOFTHCA_WQE_RDMA_WRITE_IMM;
-	case IBV_WR_RDMA_READ:
-		return SOFTHCA_WQE_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return SOFTHCA_WQE_ATOMIC_CS;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return SOFTHCA_WQE_ATOMIC_FA;
-	default:
-		return SOFTHCA_WQE_SEND;
-	}
-}
-
-} // namespace
-
-int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
-{
-	enum ibv_qp_type type = qp->vqp.qp.qp_type;
-	uint8_t op = wqe_opcode(wr->opcode);
-	bool has_raddr = op >= SOFTHCA_WQE_RDMA_WRITE;
-	bool atomic = op >= SOFTHCA_WQE_ATOMIC_CS;
-	bool inl = (wr->send_flags & IBV_SEND_INLINE) &&
-		   op != SOFTHCA_WQE_RDMA_READ && !atomic;
-	uint32_t fixed = 1 + has_raddr + atomic;
-	uint64_t inline_len = 0;
-	uint32_t ds;
-
-	if (!opcode_ok(type, wr->opcode) || wr->num_sge < 0 ||
-	    static_cast<uint32_t>(wr->num_sge) > qp->max_send_sge)
-		return EINVAL;
-	if (atomic && (wr->num_sge != 1 || wr->sg_list[0].length != 8))
-		return EINVAL;
-	if (inl) {
-		for (int i = 0; i < wr->num_sge; i++)
-			inline_len += wr->sg_list[i].length;
-		if (inline_len > qp->max_inline_data)
-			return EINVAL;
-		ds = fixed +
-		     softhca_inline_ds(static_cast<uint32_t>(inline_len));
-	} else {
-		ds = fixed + static_cast<uint32_t>(wr->num_sge);
-	}
+	if (err)
+		return err;
 	uint32_t nbb = softhca_wqe_bbs(ds);
 	uint32_t tail = __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE);
 	uint32_t tail_bb = __atomic_load_n(&qp->sq_tail_bb, __ATOMIC_RELAXED);
 
 	if (qp->sq_head - tail >= qp->max_send_wr ||
-	    qp->sq_pi + nbb - tail_bb > qp->sq_wqe_cnt)
+	    qp->sq_pi + nbb - tail_bb > qp->sq.wqe_cnt)
 		return ENOMEM;
 
 	uint32_t bb = qp->sq_pi;
-	struct softhca_wqe_ctrl ctrl = {};
+	softhca_wqe_write(&qp->sq, bb, &qp->sq_caps, wr, ds, inline_len);
 
-	ctrl.wqe_index = htole16(static_cast<uint16_t>(bb));
-	ctrl.opcode = op;
-	ctrl.ds = static_cast<uint8_t>(ds);
-	ctrl.flags =
-		(wr->send_flags & IBV_SEND_SIGNALED ? SOFTHCA_WQE_F_SIGNALED
-						    : 0) |
-		(wr->send_flags & IBV_SEND_SOLICITED ? SOFTHCA_WQE_F_SOLICITED
-						     : 0) |
-		(wr->send_flags & IBV_SEND_FENCE ? SOFTHCA_WQE_F_FENCE : 0) |
-		(inl ? SOFTHCA_WQE_F_INLINE : 0);
-	ctrl.imm = wr->imm_data;
-	memcpy(sq_unit(qp, bb, 0), &ctrl, sizeof(ctrl));
-
-	uint32_t unit = 1;
-	if (has_raddr) {
-		struct softhca_wqe_raddr ra = {};
-
-		if (atomic) {
-			ra.addr = htole64(wr->wr.atomic.remote_addr);
-			ra.rkey = htole32(wr->wr.atomic.rkey);
-		} else {
-			ra.addr = htole64(wr->wr.rdma.remote_addr);
-			ra.rkey = htole32(wr->wr.rdma.rkey);
-		}
-		memcpy(sq_unit(qp, bb, unit++), &ra, sizeof(ra));
-	}
-	if (atomic) {
-		struct softhca_wqe_atomic at = {};
-
-		at.swap_add = htole64(wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP
-					      ? wr->wr.atomic.swap
-					      : wr->wr.atomic.compare_add);
-		at.compare = htole64(wr->wr.atomic.compare_add);
-		memcpy(sq_unit(qp, bb, unit++), &at, sizeof(at));
-	}
-	if (inl) {
-		struct softhca_wqe_inline ih = {};
-		uint32_t byte = unit * SOFTHCA_WQE_DS_SIZE;
-
-		ih.byte_count = htole32(static_cast<uint32_t>(inline_len));
-		sq_copy(qp, bb, byte, &ih, sizeof(ih));
-		byte += sizeof(ih);
-		for (int i = 0; i < wr->num_sge; i++) {
-			/* inline: copy from the application's address */
-			const void *data =
-				reinterpret_cast<const void *>( // NOLINT
-					wr->sg_list[i].addr);
-
-			sq_copy(qp, bb, byte, data, wr->sg_list[i].length);
-			byte += wr->sg_list[i].length;
-		}
-	} else {
-		for (int i = 0; i < wr->num_sge; i++) {
-			struct softhca_wqe_data d = {};
-
-			d.byte_count = htole32(wr->sg_list[i].length);
-			d.lkey = htole32(wr->sg_list[i].lkey);
-			d.addr = htole64(wr->sg_list[i].addr);
-			memcpy(sq_unit(qp, bb, unit++), &d, sizeof(d));
-		}
-	}
-
-	uint32_t slot = bb & (qp->sq_wqe_cnt - 1);
-	qp->sq_wrid[slot] = wr->wr_id;
+	uint32_t slot = bb & (qp->sq.wqe_cnt - 1);
+	qp->sq_wrid[slot] = wr_id;
 	qp->sq_nbb[slot] = static_cast<uint8_t>(nbb);
 	qp->sq_wqe_head[slot] = qp->sq_head;
 	qp->sq_head++;
 	qp->sq_pi += nbb;
 	return 0;
+}
+
+int sq_build_wqe(Qp *qp, const struct ibv_send_wr *wr)
+{
+	struct softhca_send_wr s;
+	struct softhca_wqe_av av;
+	int err = to_send_wr(qp, wr, &s, &av);
+
+	return err ? err : sq_post(qp, &s, wr->wr_id);
 }
 
 int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -278,7 +280,7 @@ int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	Qp *qp = to_qp(ibqp);
 	int err = 0, n = 0;
 
-	pthread_spin_lock(&qp->sq_lock);
+	qp->sq_lock.lock();
 	if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT ||
 	    qp->state == IBV_QPS_RTR) {
 		err = EINVAL;
@@ -291,8 +293,48 @@ int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (n)
 		ring_sq(qp);
-	pthread_spin_unlock(&qp->sq_lock);
+	qp->sq_lock.unlock();
 	return err;
+}
+
+int rq_post_one(Qp *qp, const struct ibv_recv_wr *wr)
+{
+	uint32_t tail = __atomic_load_n(&qp->rq_tail, __ATOMIC_ACQUIRE);
+	struct softhca_wqe_sge sg[SOFTHCA_WQEBB_SIZE / SOFTHCA_WQE_DS_SIZE];
+
+	if (!qp->rq_wqe_cnt || wr->num_sge < 0 ||
+	    static_cast<uint32_t>(wr->num_sge) > qp->max_recv_sge)
+		return EINVAL;
+	if (qp->rq_pi - tail >= qp->max_recv_wr)
+		return ENOMEM;
+
+	uint32_t slot = qp->rq_pi & (qp->rq_wqe_cnt - 1);
+	void *wqe = qp->rq + static_cast<size_t>(slot) * qp->rq_stride;
+	uint32_t done = 0;
+
+	/* the encoder takes CPU-order entries: convert a few at a time */
+	do {
+		uint32_t n = std::min<uint32_t>(
+			static_cast<uint32_t>(wr->num_sge) - done,
+			sizeof(sg) / sizeof(sg[0]));
+
+		for (uint32_t i = 0; i < n; i++) {
+			sg[i].addr = wr->sg_list[done + i].addr;
+			sg[i].length = wr->sg_list[done + i].length;
+			sg[i].lkey = wr->sg_list[done + i].lkey;
+		}
+		/* the terminator goes after the last batch */
+		if (softhca_rwqe_write(
+			    static_cast<uint8_t *>(wqe) +
+				    static_cast<size_t>(done) *
+					    SOFTHCA_WQE_DS_SIZE,
+			    qp->rq_stride - done * SOFTHCA_WQE_DS_SIZE, sg, n))
+			return EINVAL;
+		done += n;
+	} while (done < static_cast<uint32_t>(wr->num_sge));
+	qp->rq_wrid[slot] = wr->wr_id;
+	qp->rq_pi++;
+	return 0;
 }
 
 int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -301,44 +343,15 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	Qp *qp = to_qp(ibqp);
 	int err = 0, n = 0;
 
-	pthread_spin_lock(&qp->rq_lock);
-	if (qp->state == IBV_QPS_RESET) {
+	qp->rq_lock.lock();
+	if (qp->state == IBV_QPS_RESET || qp->srq) {
 		err = EINVAL;
 		*bad_wr = wr;
 	}
 	for (; wr && !err; wr = wr->next, n++) {
-		uint32_t tail = __atomic_load_n(&qp->rq_tail, __ATOMIC_ACQUIRE);
-
-		if (wr->num_sge < 0 ||
-		    static_cast<uint32_t>(wr->num_sge) > qp->max_recv_sge) {
-			err = EINVAL;
-		} else if (qp->rq_pi - tail >= qp->max_recv_wr) {
-			err = ENOMEM;
-		}
-		if (err) {
+		err = rq_post_one(qp, wr);
+		if (err)
 			*bad_wr = wr;
-			break;
-		}
-		size_t off =
-			static_cast<size_t>(qp->rq_pi & (qp->rq_wqe_cnt - 1)) *
-			qp->rq_stride;
-		auto *seg = reinterpret_cast<struct softhca_wqe_data *>(qp->rq +
-									off);
-		int i;
-
-		for (i = 0; i < wr->num_sge; i++) {
-			seg[i].byte_count = htole32(wr->sg_list[i].length);
-			seg[i].lkey = htole32(wr->sg_list[i].lkey);
-			seg[i].addr = htole64(wr->sg_list[i].addr);
-		}
-		if (static_cast<uint32_t>(i) <
-		    qp->rq_stride / SOFTHCA_WQE_DS_SIZE) {
-			seg[i].byte_count = 0;
-			seg[i].lkey = htole32(SOFTHCA_INVALID_LKEY);
-			seg[i].addr = 0;
-		}
-		qp->rq_wrid[qp->rq_pi & (qp->rq_wqe_cnt - 1)] = wr->wr_id;
-		qp->rq_pi++;
 	}
 	if (n) {
 		to_device_barrier();
@@ -355,32 +368,73 @@ int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				wake(qp);
 		}
 	}
-	pthread_spin_unlock(&qp->rq_lock);
+	qp->rq_lock.unlock();
 	return err;
 }
 
-struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+namespace {
+
+uint8_t hw_qp_type(enum ibv_qp_type type)
 {
-	Context *ctx = to_ctx(pd->context);
+	switch (type) {
+	case IBV_QPT_RC:
+		return SOFTHCA_QPT_RC;
+	case IBV_QPT_UC:
+		return SOFTHCA_QPT_UC;
+	case IBV_QPT_UD:
+		return SOFTHCA_QPT_UD;
+	default:
+		return 0xff;
+	}
+}
+
+/*
+ * The comp_mask bits create_qp_ex takes: the PD is required, the send ops
+ * select the ibv_qp_ex API; create flags only when none is set.
+ */
+constexpr uint64_t kQpInitAttrSupported = IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS;
+
+struct ibv_qp *create_qp_common(struct ibv_context *context,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	Context *ctx = to_ctx(context);
 	WriteCmd<ib_uverbs_create_qp, softhca_create_qp_req> cmd = {};
 	WriteResp<ib_uverbs_create_qp_resp, softhca_create_qp_resp> resp = {};
+	uint8_t type = hw_qp_type(attr->qp_type);
 	QpGeometry g = {};
-	void *buf = nullptr;
-	size_t rq_bytes, sq_bytes;
+	size_t rq_bytes;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC) {
+	static_assert(offsetof(decltype(cmd), drv) ==
+			      sizeof(ib_uverbs_cmd_hdr) +
+				      sizeof(ib_uverbs_create_qp),
+		      "the driver's request follows the core one");
+	static_assert(offsetof(decltype(resp), drv) ==
+			      sizeof(ib_uverbs_create_qp_resp),
+		      "the driver's response follows the core one");
+
+	if (type == 0xff) {
 		softhca_dbg(ctx, "create_qp: type %d unsupported",
 			    attr->qp_type);
 		errno = EOPNOTSUPP;
 		return nullptr;
 	}
-	if (attr->srq) {
+	if (attr->comp_mask & ~kQpInitAttrSupported ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	     attr->create_flags)) {
+		softhca_dbg(ctx, "create_qp: comp_mask 0x%x unsupported",
+			    attr->comp_mask);
 		errno = EOPNOTSUPP;
 		return nullptr;
 	}
-	err = qp_geometry(attr->cap, ctx->max_qp_wr, ctx->max_sge,
-			  ctx->max_inline_data, &g);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return nullptr;
+	}
+	err = qp_geometry(type, attr->srq != nullptr, attr->cap, ctx->max_qp_wr,
+			  ctx->max_sge, ctx->max_inline_data, &g);
 	if (err) {
 		softhca_dbg(ctx, "create_qp: caps out of range");
 		errno = err;
@@ -393,68 +447,71 @@ struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return nullptr;
 	}
 	qp->ctx = ctx;
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	qp->sq_wqe_cnt = g.sq_wqe_cnt;
-	qp->max_send_wr = g.max_send_wr;
-	qp->max_send_sge = g.max_send_sge;
-	qp->max_inline_data = g.max_inline_data;
-	qp->rq_wqe_cnt = g.rq_wqe_cnt;
-	qp->rq_stride = g.rq_stride;
-	qp->max_recv_wr = g.max_recv_wr;
-	qp->max_recv_sge = g.max_recv_sge;
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
-
-	rq_bytes = static_cast<size_t>(g.rq_wqe_cnt) * g.rq_stride;
-	sq_bytes = static_cast<size_t>(g.sq_wqe_cnt) * SOFTHCA_WQEBB_SIZE;
-	qp->buf_size = (rq_bytes + sq_bytes + ctx->page_size - 1) &
-		       ~(ctx->page_size - 1);
-	err = posix_memalign(&buf, ctx->page_size, qp->buf_size);
+	qp->sq_caps.qp_type = type;
+	qp->srq = attr->srq ? to_srq(attr->srq) : nullptr;
+	err = qp_alloc_queues(qp, g);
+	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		err = qp_ex_setup(qp, attr);
 	if (err) {
-		buf = nullptr;
-		goto err_free;
-	}
-	memset(buf, 0, qp->buf_size);
-	err = ibv_dontfork_range(buf, qp->buf_size);
-	if (err) {
-		free(buf);
-		goto err_free;
-	}
-	qp->buf = static_cast<uint8_t *>(buf);
-	qp->rq = qp->buf;
-	qp->sq = qp->buf + rq_bytes;
-	qp->db = static_cast<struct softhca_qp_dbrec *>(ctx->dbrecs->alloc());
-	qp->sq_wrid = new (std::nothrow) uint64_t[g.sq_wqe_cnt]();
-	qp->sq_wqe_head = new (std::nothrow) uint32_t[g.sq_wqe_cnt]();
-	qp->sq_nbb = new (std::nothrow) uint8_t[g.sq_wqe_cnt]();
-	qp->rq_wrid = new (std::nothrow) uint64_t[g.rq_wqe_cnt]();
-	if (!qp->db || !qp->sq_wrid || !qp->sq_wqe_head || !qp->sq_nbb ||
-	    !qp->rq_wrid) {
-		err = ENOMEM;
+		softhca_dbg(
+			ctx, "create_qp: send ops 0x%llx (%d)",
+			static_cast<unsigned long long>(attr->send_ops_flags),
+			err);
 		goto err_free;
 	}
 
-	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(qp->buf);
-	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(qp->db);
+	rq_bytes = static_cast<size_t>(g.rq_wqe_cnt) * g.rq_stride;
+	err = qp->buf.alloc(rq_bytes + static_cast<size_t>(g.sq_wqe_cnt) *
+					       SOFTHCA_WQEBB_SIZE,
+			    ctx->page_size);
+	if (!err)
+		err = qp->db.alloc(ctx->dbrecs);
+	if (err)
+		goto err_free;
+	qp->rq = qp->buf.data();
+	qp->sq.buf = qp->buf.data() + rq_bytes;
+
+	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(qp->buf.data());
+	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(qp->db.get());
 	cmd.drv.max_send_wr = g.max_send_wr;
 	cmd.drv.max_recv_wr = g.max_recv_wr;
 	cmd.drv.max_send_sge = g.max_send_sge;
 	cmd.drv.max_recv_sge = g.max_recv_sge;
 	cmd.drv.max_inline_data = g.max_inline_data;
 	cmd.drv.log_sq_size = static_cast<uint8_t>(log2_of_pow2(g.sq_wqe_cnt));
-	cmd.drv.log_rq_size = static_cast<uint8_t>(log2_of_pow2(g.rq_wqe_cnt));
-	cmd.drv.log_rq_stride = static_cast<uint8_t>(log2_of_pow2(g.rq_stride));
-	err = ibv_cmd_create_qp(
-		pd, &qp->vqp.qp, attr,
-		reinterpret_cast<struct ibv_create_qp *>(&cmd), sizeof(cmd),
-		reinterpret_cast<ib_uverbs_create_qp_resp *>(&resp),
-		sizeof(resp));
+	if (!attr->srq) {
+		cmd.drv.log_rq_size =
+			static_cast<uint8_t>(log2_of_pow2(g.rq_wqe_cnt));
+		cmd.drv.log_rq_stride =
+			static_cast<uint8_t>(log2_of_pow2(g.rq_stride));
+	}
+	{
+		/* the kernel's own copy of the caps: what this QP holds */
+		struct ibv_qp_init_attr_ex kattr = *attr;
+
+		kattr.comp_mask &=
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		kattr.cap.max_send_wr = g.max_send_wr;
+		kattr.cap.max_recv_wr = g.max_recv_wr;
+		kattr.cap.max_send_sge = g.max_send_sge;
+		kattr.cap.max_recv_sge = g.max_recv_sge;
+		kattr.cap.max_inline_data = g.max_inline_data;
+		err = ibv_cmd_create_qp_ex(
+			context, &qp->vqp, &kattr,
+			reinterpret_cast<struct ibv_create_qp *>(&cmd),
+			sizeof(cmd),
+			reinterpret_cast<ib_uverbs_create_qp_resp *>(&resp),
+			sizeof(resp));
+	}
 	if (err) {
 		softhca_dbg(ctx, "create_qp: the kernel refused (%d)", err);
 		goto err_free;
 	}
 	qp->qpn = resp.drv.qpn;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->vqp.comp_mask |= VERBS_QP_EX;
 	prepare_wake(qp);
 
 	pthread_mutex_lock(&ctx->mu);
@@ -472,9 +529,36 @@ struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return &qp->vqp.qp;
 
 err_free:
-	free_qp_memory(qp);
+	delete qp; /* its members free the buffers */
 	errno = err;
 	return nullptr;
+}
+
+} // namespace
+
+struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {};
+
+	ex.qp_context = attr->qp_context;
+	ex.send_cq = attr->send_cq;
+	ex.recv_cq = attr->recv_cq;
+	ex.srq = attr->srq;
+	ex.cap = attr->cap;
+	ex.qp_type = attr->qp_type;
+	ex.sq_sig_all = attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	struct ibv_qp *qp = create_qp_common(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+struct ibv_qp *create_qp_ex(struct ibv_context *context,
+			    struct ibv_qp_init_attr_ex *attr)
+{
+	return create_qp_common(context, attr);
 }
 
 int modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
@@ -489,13 +573,15 @@ int modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	if (err)
 		return err;
 	if (mask & IBV_QP_STATE) {
-		pthread_spin_lock(&qp->sq_lock);
-		pthread_spin_lock(&qp->rq_lock);
+		qp->sq_lock.lock();
+		qp->rq_lock.lock();
 		qp->state = attr->qp_state;
 		if (attr->qp_state == IBV_QPS_RESET)
 			reset_queues(qp);
-		pthread_spin_unlock(&qp->rq_lock);
-		pthread_spin_unlock(&qp->sq_lock);
+		qp->rq_lock.unlock();
+		qp->sq_lock.unlock();
+		if (attr->qp_state == IBV_QPS_RESET)
+			clean_cqs(qp);
 	}
 	return 0;
 }
@@ -521,10 +607,11 @@ int destroy_qp(struct ibv_qp *ibqp)
 
 	if (err)
 		return err;
+	clean_cqs(qp);
 	pthread_mutex_lock(&qp->ctx->mu);
 	qp->ctx->qps.remove(qp->qpn);
 	pthread_mutex_unlock(&qp->ctx->mu);
-	free_qp_memory(qp);
+	delete qp;
 	return 0;
 }
 

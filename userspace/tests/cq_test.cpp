@@ -19,8 +19,6 @@ struct FakeCq {
 	Cq cq = {};
 	QpTable qps = {};
 	Qp qp = {};
-	uint64_t sq_wrid[8] = {};
-	uint64_t rq_wrid[4] = {};
 	uint32_t pi = 0;
 
 	explicit FakeCq(uint32_t log) : ring(1u << log)
@@ -31,16 +29,19 @@ struct FakeCq {
 		}
 		cq.ring = ring.data();
 		cq.log_size = log;
-		cq.db = &db;
+		cq.db.borrow(&db);
+		cq.qps = &qps;
 		qp.qpn = 0x42;
-		qp.sq_wrid = sq_wrid;
-		qp.sq_wqe_cnt = 8;
-		qp.rq_wrid = rq_wrid;
+		qp.sq.wqe_cnt = 8;
 		qp.rq_wqe_cnt = 4;
+		EXPECT_EQ(qp.sq_wrid.alloc(8), 0);
+		EXPECT_EQ(qp.sq_nbb.alloc(8), 0);
+		EXPECT_EQ(qp.sq_wqe_head.alloc(8), 0);
+		EXPECT_EQ(qp.rq_wrid.alloc(4), 0);
 		for (int i = 0; i < 8; i++)
-			sq_wrid[i] = 1000 + i;
+			qp.sq_wrid[i] = 1000 + i;
 		for (int i = 0; i < 4; i++)
-			rq_wrid[i] = 2000 + i;
+			qp.rq_wrid[i] = 2000 + i;
 		qps.insert(0x42, &qp);
 	}
 	~FakeCq()
@@ -49,9 +50,9 @@ struct FakeCq {
 	}
 
 	/* what the card does: body, then the owner bit of this pass */
-	void produce(uint8_t opcode, uint16_t wqe, uint32_t bytes,
-		     uint8_t status = SOFTHCA_CQE_ST_SUCCESS, uint8_t flags = 0,
-		     uint32_t imm = 0)
+	softhca_cqe &produce(uint8_t opcode, uint16_t wqe, uint32_t bytes,
+			     uint8_t status = SOFTHCA_CQE_ST_SUCCESS,
+			     uint8_t flags = 0, uint32_t imm = 0)
 	{
 		softhca_cqe &c = ring[pi & (ring.size() - 1)];
 
@@ -65,6 +66,7 @@ struct FakeCq {
 		c.vendor_err = htole32(status ? 0x77 : 0);
 		c.op_own = softhca_ring_owner(pi, cq.log_size);
 		pi++;
+		return c;
 	}
 };
 
@@ -73,7 +75,7 @@ TEST(CqPoll, EmptyRingGivesNothing)
 	FakeCq f(3);
 	ibv_wc wc[4];
 
-	EXPECT_EQ(cq_poll(&f.cq, f.qps, 4, wc), 0);
+	EXPECT_EQ(cq_poll(&f.cq, 4, wc), 0);
 	EXPECT_EQ(le32toh(f.db.ci), 0u);
 }
 
@@ -86,7 +88,7 @@ TEST(CqPoll, CompletionsCarryWrIdAndFields)
 	f.produce(SOFTHCA_CQE_OP_RECV, 1, 64, SOFTHCA_CQE_ST_SUCCESS,
 		  SOFTHCA_CQE_F_IMM, 0xcafe);
 	f.produce(SOFTHCA_CQE_OP_RDMA_READ, 9, 4096);
-	ASSERT_EQ(cq_poll(&f.cq, f.qps, 4, wc), 3);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 3);
 	EXPECT_EQ(wc[0].wr_id, 1002u);
 	EXPECT_EQ(wc[0].opcode, IBV_WC_SEND);
 	EXPECT_EQ(wc[0].byte_len, 100u);
@@ -110,9 +112,9 @@ TEST(CqPoll, RespectsTheCountAndResumes)
 	for (int i = 0; i < 5; i++)
 		f.produce(SOFTHCA_CQE_OP_RDMA_WRITE, static_cast<uint16_t>(i),
 			  8);
-	EXPECT_EQ(cq_poll(&f.cq, f.qps, 2, wc), 2);
+	EXPECT_EQ(cq_poll(&f.cq, 2, wc), 2);
 	EXPECT_EQ(wc[1].wr_id, 1001u);
-	EXPECT_EQ(cq_poll(&f.cq, f.qps, 8, wc), 3);
+	EXPECT_EQ(cq_poll(&f.cq, 8, wc), 3);
 	EXPECT_EQ(wc[0].wr_id, 1002u);
 	EXPECT_EQ(wc[2].wr_id, 1004u);
 	EXPECT_EQ(le32toh(f.db.ci), 5u);
@@ -127,8 +129,8 @@ TEST(CqPoll, StaleEntriesOfTheLastPassAreNotNew)
 		for (int i = 0; i < 3; i++)
 			f.produce(SOFTHCA_CQE_OP_SEND,
 				  static_cast<uint16_t>(round * 3 + i), 1);
-		ASSERT_EQ(cq_poll(&f.cq, f.qps, 8, wc), 3) << "round " << round;
-		EXPECT_EQ(cq_poll(&f.cq, f.qps, 8, wc), 0);
+		ASSERT_EQ(cq_poll(&f.cq, 8, wc), 3) << "round " << round;
+		EXPECT_EQ(cq_poll(&f.cq, 8, wc), 0);
 	}
 	EXPECT_EQ(le32toh(f.db.ci), 30u);
 }
@@ -153,7 +155,7 @@ TEST(CqPoll, ErrorStatusesMap)
 
 	for (auto &m : map) {
 		f.produce(SOFTHCA_CQE_OP_SEND, 0, 0, m.hw);
-		ASSERT_EQ(cq_poll(&f.cq, f.qps, 1, &wc), 1);
+		ASSERT_EQ(cq_poll(&f.cq, 1, &wc), 1);
 		EXPECT_EQ(wc.status, m.wc) << int(m.hw);
 		EXPECT_EQ(wc.vendor_err, 0x77u);
 		EXPECT_EQ(wc.wr_id, 1000u);
@@ -167,7 +169,7 @@ TEST(CqPoll, UnknownQpIsAGeneralError)
 
 	f.produce(SOFTHCA_CQE_OP_SEND, 0, 0);
 	f.ring[0].qpn = htole32(0x99);
-	ASSERT_EQ(cq_poll(&f.cq, f.qps, 1, &wc), 1);
+	ASSERT_EQ(cq_poll(&f.cq, 1, &wc), 1);
 	EXPECT_EQ(wc.status, IBV_WC_GENERAL_ERR);
 	EXPECT_EQ(wc.qp_num, 0x99u);
 }
@@ -179,7 +181,7 @@ TEST(CqArm, WritesTheArmWordWithSnAndCi)
 
 	f.produce(SOFTHCA_CQE_OP_SEND, 0, 0);
 	f.produce(SOFTHCA_CQE_OP_SEND, 1, 0);
-	ASSERT_EQ(cq_poll(&f.cq, f.qps, 2, wc), 2);
+	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 2);
 	cq_arm(&f.cq, false);
 	uint32_t arm = le32toh(f.db.arm);
 	EXPECT_EQ(arm, softhca_cq_arm(0, 0, 2));
@@ -188,6 +190,280 @@ TEST(CqArm, WritesTheArmWordWithSnAndCi)
 	arm = le32toh(f.db.arm);
 	EXPECT_EQ(softhca_cq_arm_sn(arm), 1u);
 	EXPECT_TRUE(arm & SOFTHCA_CQ_ARM_SOLICITED);
+}
+
+TEST(CqPoll, UdReceiveHasTheGrhAndTheSender)
+{
+	FakeCq f(3);
+	ibv_wc wc;
+
+	auto &c = f.produce(
+		SOFTHCA_CQE_OP_RECV, 2, 40 + 100, SOFTHCA_CQE_ST_SUCCESS,
+		SOFTHCA_CQE_F_GRH | SOFTHCA_CQE_F_IPV4 | SOFTHCA_CQE_F_IMM,
+		0x1234);
+	c.src_qp = htole32(0xabcd);
+	c.pkey_index = htole16(0);
+	ASSERT_EQ(cq_poll(&f.cq, 1, &wc), 1);
+	EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+	EXPECT_EQ(wc.opcode, IBV_WC_RECV);
+	EXPECT_EQ(wc.wr_id, 2002u);
+	EXPECT_EQ(wc.byte_len, 140u); /* the GRH's 40 bytes included */
+	EXPECT_EQ(wc.src_qp, 0xabcdu);
+	EXPECT_EQ(wc.wc_flags, unsigned(IBV_WC_GRH | IBV_WC_WITH_IMM));
+	EXPECT_EQ(be32toh(wc.imm_data), 0x1234u);
+	EXPECT_EQ(wc.pkey_index, 0);
+	EXPECT_EQ(wc.slid, 0);
+	EXPECT_EQ(wc.sl, 0);
+	/* without the GRH flag (a connected QP) there is no GRH */
+	f.produce(SOFTHCA_CQE_OP_RECV, 3, 100);
+	ASSERT_EQ(cq_poll(&f.cq, 1, &wc), 1);
+	EXPECT_EQ(wc.wc_flags, 0u);
+}
+
+TEST(CqPoll, SendWithInvalidateReceive)
+{
+	FakeCq f(3);
+	ibv_wc wc;
+
+	f.produce(SOFTHCA_CQE_OP_RECV, 0, 64, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_INV, 0x5501);
+	ASSERT_EQ(cq_poll(&f.cq, 1, &wc), 1);
+	EXPECT_EQ(wc.opcode, IBV_WC_RECV);
+	EXPECT_EQ(wc.wc_flags, unsigned(IBV_WC_WITH_INV));
+	EXPECT_EQ(wc.invalidated_rkey, 0x5501u);
+}
+
+/* An SRQ of 4 WQEs in plain memory. */
+struct FakeSrq {
+	Srq srq = {};
+	std::vector<uint8_t> ring = std::vector<uint8_t>(4 * 32);
+	softhca_srq_dbrec db = {};
+
+	FakeSrq()
+	{
+		srq.wqe_cnt = 4;
+		srq.stride = 32;
+		srq.max_wr = 3;
+		srq.max_sge = 1;
+		EXPECT_EQ(srq_alloc_queues(&srq), 0);
+		srq.ring = ring.data();
+		srq.db.borrow(&db);
+		srq_init_ring(&srq);
+	}
+	void post(uint64_t wr_id)
+	{
+		ibv_sge sg = { 0x1000, 64, 1 };
+		ibv_recv_wr wr = {}, *bad;
+
+		wr.wr_id = wr_id;
+		wr.sg_list = &sg;
+		wr.num_sge = 1;
+		ASSERT_EQ(srq_post(&srq, &wr, &bad), 0);
+	}
+};
+
+TEST(CqPoll, SrqReceiveTakesItsWrIdAndFreesTheWqe)
+{
+	FakeCq f(3);
+	FakeSrq s;
+	ibv_wc wc[2];
+
+	f.qp.srq = &s.srq;
+	f.qp.rq_wqe_cnt = 0;
+	s.post(500);
+	s.post(501);
+	s.post(502);
+	EXPECT_EQ(s.srq.head, s.srq.tail); /* full */
+	/* WQE 2 completes before WQE 0 */
+	f.produce(SOFTHCA_CQE_OP_RECV, 2, 10, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_SRQ);
+	f.produce(SOFTHCA_CQE_OP_RECV, 0, 10, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_SRQ);
+	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 2);
+	EXPECT_EQ(wc[0].wr_id, 502u);
+	EXPECT_EQ(wc[1].wr_id, 500u);
+	EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
+	/* both back on the free list, after the old tail 3 */
+	EXPECT_EQ(s.srq.tail, 0u);
+	softhca_srq_next n;
+	memcpy(&n, &s.ring[3 * 32], sizeof(n));
+	EXPECT_EQ(le16toh(n.next_wqe_index), 2u);
+	memcpy(&n, &s.ring[2 * 32], sizeof(n));
+	EXPECT_EQ(le16toh(n.next_wqe_index), 0u);
+	/* a completion for a WQE the card does not own is an error */
+	f.produce(SOFTHCA_CQE_OP_RECV, 2, 10, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_SRQ);
+	ASSERT_EQ(cq_poll(&f.cq, 1, wc), 1);
+	EXPECT_EQ(wc[0].status, IBV_WC_GENERAL_ERR);
+	/* and a receive without F_SRQ on a QP without an RQ */
+	f.produce(SOFTHCA_CQE_OP_RECV, 1, 10);
+	ASSERT_EQ(cq_poll(&f.cq, 1, wc), 1);
+	EXPECT_EQ(wc[0].status, IBV_WC_GENERAL_ERR);
+}
+
+ibv_cq_init_attr_ex cq_attr(uint64_t wc_flags)
+{
+	ibv_cq_init_attr_ex a = {};
+
+	a.cqe = 8;
+	a.wc_flags = wc_flags;
+	return a;
+}
+
+TEST(CqEx, SetupRefusesWhatTheCardCannotDo)
+{
+	FakeCq f(3);
+	auto a = cq_attr(IBV_WC_STANDARD_FLAGS);
+
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), 0);
+	a = cq_attr(uint64_t(IBV_WC_STANDARD_FLAGS) |
+		    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP);
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+	a = cq_attr(IBV_WC_EX_WITH_FLOW_TAG);
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+	a = cq_attr(0);
+	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	a.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), 0);
+	a.comp_mask = 1u << 5; /* unknown */
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+}
+
+TEST(CqEx, PollSequenceOverTheRing)
+{
+	FakeCq f(2); /* 4 entries: the sequence wraps */
+	auto a = cq_attr(IBV_WC_STANDARD_FLAGS);
+	ASSERT_EQ(cq_ex_setup(&f.cq, &a), 0);
+	ibv_cq_ex *cq = &f.cq.vcq.cq_ex;
+	ibv_poll_cq_attr pa = {};
+
+	/* empty: ENOENT, and the CQ is not left locked */
+	EXPECT_EQ(ibv_start_poll(cq, &pa), ENOENT);
+	EXPECT_TRUE(f.cq.lock.try_lock());
+	f.cq.lock.unlock();
+
+	for (int round = 0; round < 3; round++) {
+		f.produce(SOFTHCA_CQE_OP_SEND, 1, 11);
+		auto &r = f.produce(
+			SOFTHCA_CQE_OP_RECV, 3, 140, SOFTHCA_CQE_ST_SUCCESS,
+			SOFTHCA_CQE_F_GRH | SOFTHCA_CQE_F_IMM, 0xfeed);
+		r.src_qp = htole32(0x77);
+		f.produce(SOFTHCA_CQE_OP_RDMA_WRITE, 4, 0,
+			  SOFTHCA_CQE_ST_REM_ACCESS);
+
+		ASSERT_EQ(ibv_start_poll(cq, &pa), 0);
+		EXPECT_FALSE(f.cq.lock.try_lock()); /* held until end_poll */
+		EXPECT_EQ(cq->status, IBV_WC_SUCCESS);
+		EXPECT_EQ(cq->wr_id, 1001u);
+		EXPECT_EQ(ibv_wc_read_opcode(cq), IBV_WC_SEND);
+		EXPECT_EQ(ibv_wc_read_byte_len(cq), 11u);
+		EXPECT_EQ(ibv_wc_read_qp_num(cq), 0x42u);
+
+		ASSERT_EQ(ibv_next_poll(cq), 0);
+		EXPECT_EQ(cq->wr_id, 2003u);
+		EXPECT_EQ(ibv_wc_read_opcode(cq), IBV_WC_RECV);
+		EXPECT_EQ(ibv_wc_read_byte_len(cq), 140u);
+		EXPECT_EQ(ibv_wc_read_src_qp(cq), 0x77u);
+		EXPECT_EQ(be32toh(ibv_wc_read_imm_data(cq)), 0xfeedu);
+		EXPECT_EQ(ibv_wc_read_wc_flags(cq),
+			  unsigned(IBV_WC_GRH | IBV_WC_WITH_IMM));
+		EXPECT_EQ(ibv_wc_read_slid(cq), 0u);
+		EXPECT_EQ(ibv_wc_read_sl(cq), 0);
+		EXPECT_EQ(ibv_wc_read_dlid_path_bits(cq), 0);
+
+		ASSERT_EQ(ibv_next_poll(cq), 0);
+		EXPECT_EQ(cq->status, IBV_WC_REM_ACCESS_ERR);
+		EXPECT_EQ(cq->wr_id, 1004u);
+		EXPECT_EQ(ibv_wc_read_vendor_err(cq), 0x77u);
+
+		EXPECT_EQ(ibv_next_poll(cq), ENOENT);
+		/* the consumer index is published by end_poll */
+		EXPECT_EQ(le32toh(f.db.ci), uint32_t(round * 3));
+		ibv_end_poll(cq);
+		EXPECT_EQ(le32toh(f.db.ci), uint32_t(round * 3 + 3));
+		EXPECT_TRUE(f.cq.lock.try_lock());
+		f.cq.lock.unlock();
+	}
+}
+
+TEST(CqEx, PlainPollOnTheSameCq)
+{
+	FakeCq f(3);
+	auto a = cq_attr(IBV_WC_EX_WITH_BYTE_LEN);
+	ASSERT_EQ(cq_ex_setup(&f.cq, &a), 0);
+	ibv_cq_ex *cq = &f.cq.vcq.cq_ex;
+	ibv_poll_cq_attr pa = {};
+	ibv_wc wc[4];
+
+	f.produce(SOFTHCA_CQE_OP_SEND, 0, 1);
+	f.produce(SOFTHCA_CQE_OP_SEND, 1, 2);
+	ASSERT_EQ(ibv_start_poll(cq, &pa), 0);
+	EXPECT_EQ(cq->wr_id, 1000u);
+	ibv_end_poll(cq);
+	/* the next one is for poll_cq, through the same ibv_cq */
+	ASSERT_EQ(poll_cq(ibv_cq_ex_to_cq(cq), 4, wc), 1);
+	EXPECT_EQ(wc[0].wr_id, 1001u);
+	EXPECT_EQ(wc[0].byte_len, 2u);
+	EXPECT_EQ(le32toh(f.db.ci), 2u);
+	EXPECT_EQ(ibv_start_poll(cq, &pa), ENOENT);
+}
+
+TEST(CqClean, DropsOneQpsCompletionsAndFreesItsSrqWqes)
+{
+	FakeCq f(2); /* 4 entries: the survivors move across the wrap */
+	FakeSrq s;
+	Qp other = {};
+	ibv_wc wc[4];
+
+	other.qpn = 0x43;
+	other.sq.wqe_cnt = 8;
+	ASSERT_EQ(other.sq_wrid.alloc(8), 0);
+	ASSERT_EQ(other.sq_nbb.alloc(8), 0);
+	ASSERT_EQ(other.sq_wqe_head.alloc(8), 0);
+	for (int i = 0; i < 8; i++)
+		other.sq_wrid[i] = 3000 + i;
+	f.qps.insert(0x43, &other);
+	s.post(600);
+	s.post(601);
+	s.post(602);
+
+	/* one pass consumed, so the ring wraps: ci = 3 */
+	for (int i = 0; i < 3; i++)
+		f.produce(SOFTHCA_CQE_OP_SEND, 0, 0);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 3);
+	f.produce(SOFTHCA_CQE_OP_RECV, 1, 0, SOFTHCA_CQE_ST_SUCCESS,
+		  SOFTHCA_CQE_F_SRQ);
+	f.produce(SOFTHCA_CQE_OP_SEND, 5, 0).qpn = htole32(0x43);
+	f.produce(SOFTHCA_CQE_OP_RECV, 0, 0, SOFTHCA_CQE_ST_WR_FLUSH,
+		  SOFTHCA_CQE_F_SRQ);
+	f.produce(SOFTHCA_CQE_OP_SEND, 6, 0).qpn = htole32(0x43);
+	EXPECT_EQ(s.srq.head, s.srq.tail); /* three posted: full */
+
+	cq_clean(&f.cq, 0x42, &s.srq);
+	/* the two SRQ WQEs of 0x42's receives are back on the list */
+	EXPECT_NE(s.srq.head, s.srq.tail);
+	uint64_t id;
+	EXPECT_FALSE(srq_complete(&s.srq, 0, &id));
+	EXPECT_FALSE(srq_complete(&s.srq, 1, &id));
+	EXPECT_TRUE(srq_complete(&s.srq, 2, &id));
+	EXPECT_EQ(id, 602u);
+	EXPECT_EQ(le32toh(f.db.ci), 5u);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 2);
+	EXPECT_EQ(wc[0].qp_num, 0x43u);
+	EXPECT_EQ(wc[0].wr_id, 3005u);
+	EXPECT_EQ(wc[1].wr_id, 3006u);
+	EXPECT_EQ(cq_poll(&f.cq, 4, wc), 0);
+	/* the card's next CQE lands after them and is seen */
+	f.produce(SOFTHCA_CQE_OP_SEND, 7, 0).qpn = htole32(0x43);
+	ASSERT_EQ(cq_poll(&f.cq, 4, wc), 1);
+	EXPECT_EQ(wc[0].wr_id, 3007u);
+	/* nothing to drop: nothing moves */
+	cq_clean(&f.cq, 0x42, &s.srq);
+	EXPECT_EQ(le32toh(f.db.ci), 8u);
 }
 
 } // namespace

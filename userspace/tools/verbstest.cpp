@@ -1278,10 +1278,11 @@ bool write_roundtrip(Dev &d, Pair &p, std::string *why)
 /* Unit @unit of basic block @bb of @q's send queue (wrapping). */
 uint8_t *sq_unit(softhca::Qp *q, uint32_t bb, uint32_t unit)
 {
-	uint32_t bytes = q->sq_wqe_cnt * SOFTHCA_WQEBB_SIZE;
+	uint32_t bytes = q->sq.wqe_cnt * SOFTHCA_WQEBB_SIZE;
 
-	return q->sq + ((bb * SOFTHCA_WQEBB_SIZE + unit * SOFTHCA_WQE_DS_SIZE) &
-			(bytes - 1));
+	return static_cast<uint8_t *>(q->sq.buf) +
+	       ((bb * SOFTHCA_WQEBB_SIZE + unit * SOFTHCA_WQE_DS_SIZE) &
+		(bytes - 1));
 }
 
 void test_garbage_wqes(int rounds)
@@ -1362,7 +1363,7 @@ void test_garbage_wqes(int rounds)
 		if (mode == 3)
 			ctrl->ds = static_cast<uint8_t>((nbb - 1) * 4 + 1 +
 							rng() % 4);
-		uint32_t slot = q->sq_pi & (q->sq_wqe_cnt - 1);
+		uint32_t slot = q->sq_pi & (q->sq.wqe_cnt - 1);
 		q->sq_wrid[slot] = 0xbad;
 		q->sq_nbb[slot] = static_cast<uint8_t>(nbb);
 		q->sq_wqe_head[slot] = q->sq_head++;
@@ -1418,7 +1419,6 @@ void test_garbage_wqes(int rounds)
 	close(wfd);
 }
 
-
 /* ---- hostile input (issue 12's holes) --------------------------------- */
 
 /*
@@ -1442,8 +1442,9 @@ void test_cross_qp()
 
 	/* an attacker QP aimed at v.b, which is connected to v.a */
 	Pair att(d, o, v.b->qp_num);
-	post_send(att.a, IBV_WR_RDMA_WRITE, { { src.addr(), 64, src.mr->lkey } },
-		  1, IBV_SEND_SIGNALED, victim.addr(), victim.mr->rkey);
+	post_send(att.a, IBV_WR_RDMA_WRITE,
+		  { { src.addr(), 64, src.mr->lkey } }, 1, IBV_SEND_SIGNALED,
+		  victim.addr(), victim.mr->rkey);
 	auto wa = poll_n(att.cqa, 1, 10000);
 	result(wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR,
 	       "cross.write-to-unconnected-qp-retry-exc",
@@ -1512,7 +1513,7 @@ std::vector<ibv_wc> post_raw_wqe(Pair &p, int wfd,
 		reinterpret_cast<softhca_wqe_ctrl *>(sq_unit(q, q->sq_pi, 0));
 	ctrl->wqe_index = htole16(static_cast<uint16_t>(q->sq_pi));
 	ctrl->ds = static_cast<uint8_t>(u.size());
-	uint32_t slot = q->sq_pi & (q->sq_wqe_cnt - 1);
+	uint32_t slot = q->sq_pi & (q->sq.wqe_cnt - 1);
 	q->sq_wrid[slot] = 0x4a3;
 	q->sq_nbb[slot] = static_cast<uint8_t>(nbb);
 	q->sq_wqe_head[slot] = q->sq_head++;
@@ -1524,7 +1525,8 @@ std::vector<ibv_wc> post_raw_wqe(Pair &p, int wfd,
 	return poll_n(p.cqa, 1);
 }
 
-template <typename T> std::array<uint8_t, 16> unit(const T &seg)
+template <typename T>
+std::array<uint8_t, 16> unit(const T &seg)
 {
 	static_assert(sizeof(T) <= 16, "one unit");
 	std::array<uint8_t, 16> u = {};
@@ -1552,8 +1554,8 @@ void test_atomic_inline()
 	static const Case cases[] = {
 		{ "atomic.fetch-add-inline-refused", SOFTHCA_WQE_ATOMIC_FA,
 		  true, 0, IBV_WC_LOC_QP_OP_ERR },
-		{ "atomic.cmp-swap-inline-refused", SOFTHCA_WQE_ATOMIC_CS,
-		  true, 0, IBV_WC_LOC_QP_OP_ERR },
+		{ "atomic.cmp-swap-inline-refused", SOFTHCA_WQE_ATOMIC_CS, true,
+		  0, IBV_WC_LOC_QP_OP_ERR },
 		{ "read.inline-refused", SOFTHCA_WQE_RDMA_READ, true, 0,
 		  IBV_WC_LOC_QP_OP_ERR },
 		{ "atomic.no-sge-refused", SOFTHCA_WQE_ATOMIC_FA, false, 0,
@@ -1694,8 +1696,8 @@ void test_iova_wrap()
 {
 	Dev d;
 	static uint8_t buf[8192] __attribute__((aligned(4096)));
-	ibv_mr *mr = ibv_reg_mr_iova(d.pd, buf, sizeof(buf),
-				     UINT64_MAX - 4095, kAllAccess);
+	ibv_mr *mr = ibv_reg_mr_iova(d.pd, buf, sizeof(buf), UINT64_MAX - 4095,
+				     kAllAccess);
 	int err = errno;
 
 	result(!mr && err == EINVAL, "mr.iova-wrap-einval",
@@ -1904,12 +1906,13 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity", "imm",	  "unsignaled", "wrap",
-			  "errors",    "flush",	  "rnr",	"retry",
-			  "events",    "overrun", "uc",		"psn",
-			  "large",     "stale",	  "wake",	"garbage",
-			  "cross",     "atomic-inline", "event-flood",
-			  "iova-wrap" };
+		tests = { "integrity",	 "imm",	     "unsignaled",
+			  "wrap",	 "errors",   "flush",
+			  "rnr",	 "retry",    "events",
+			  "overrun",	 "uc",	     "psn",
+			  "large",	 "stale",    "wake",
+			  "garbage",	 "cross",    "atomic-inline",
+			  "event-flood", "iova-wrap" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
