@@ -29,10 +29,22 @@ mkdir -p "$logdir"
 # checkpatch: every kernel-side C source and header the project owns.
 mapfile -t kfiles < <(git ls-files -co --exclude-standard kernel include tests/kunit |
 	grep -E '\.[ch]$' | grep -v '\.mod\.c$')
-perl "$SOFTHCA_CACHE/linux-source-6.1/scripts/checkpatch.pl" --no-tree \
-	--strict --terse --show-types -f "${kfiles[@]}" >"$logdir/checkpatch.log" 2>&1
-grep -qE '(ERROR|WARNING|CHECK):' "$logdir/checkpatch.log"
-record checkpatch $((1 - $?)) "$logdir/checkpatch.log"
+# It counts by its exit status (non-zero on any ERROR, WARNING or CHECK,
+# and when it could not run) as well as by its report.
+if [ ${#kfiles[@]} -eq 0 ]; then
+	echo "checkpatch: no kernel C file found" >"$logdir/checkpatch.log"
+	rc=1
+else
+	perl "$SOFTHCA_CACHE/linux-source-6.1/scripts/checkpatch.pl" --no-tree \
+		--strict --terse --show-types -f "${kfiles[@]}" \
+		>"$logdir/checkpatch.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qE '(ERROR|WARNING|CHECK):' "$logdir/checkpatch.log"; then
+		rc=1
+	fi
+	[ $rc -eq 0 ] || echo "checkpatch.pl exit status $rc" >>"$logdir/checkpatch.log"
+fi
+record checkpatch $rc "$logdir/checkpatch.log"
 
 # sparse: check every object of the module (C=2 also checks up-to-date ones).
 make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" C=2 CHECK=sparse modules \

@@ -14,6 +14,15 @@
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
 # Any WARNING, BUG, Oops, GPF, KASAN or lockdep report in the guest kernel
 # log fails the run.
+#
+# Exit status: the guest script's own (0-123), 124 when the VM timed out,
+# 125 when it ended without recording the script's status, 126 when the
+# guest kernel log has a report, 2 for bad usage; this script's own
+# failures before the boot exit 1, which a guest status 1 also uses, so
+# outdir/verdict tells them apart: it is written only once the VM ran,
+# with the lines "qemu <exit status>", "guest-status <status|none>",
+# "timeout yes|no" and "kernel-log clean|report|empty" (the log is
+# checked in every case, a timed-out VM's console included).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -101,7 +110,25 @@ qrc=${PIPESTATUS[0]}
 set -e
 
 status=$(cat "$out/status" 2>/dev/null || echo)
-if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+[[ $status =~ ^[0-9]+$ ]] || status=
+timedout=no
+{ [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; } && timedout=yes
+bad='WARNING:|BUG:|Oops|general protection fault|KASAN|possible circular locking|INFO: task .* blocked|lockdep|Call Trace:|UBSAN'
+log=$out/dmesg.txt
+[ -s "$log" ] || log=$out/console.log
+klog=clean
+if [ ! -s "$log" ]; then
+	klog=empty
+elif grep -Eq "$bad" "$log"; then
+	klog=report
+fi
+printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\n' \
+	"$qrc" "${status:-none}" "$timedout" "$klog" > "$out/verdict"
+if [ $klog = report ]; then
+	softhca_log "guest kernel log has a report (see $log):"
+	grep -E "$bad" "$log" | head -n 5 >&2
+fi
+if [ $timedout = yes ]; then
 	softhca_log "VM timed out after ${timeout_s}s (console: $out/console.log)"
 	exit 124
 fi
@@ -109,12 +136,5 @@ if [ -z "$status" ]; then
 	softhca_log "VM ended without a status (console: $out/console.log)"
 	exit 125
 fi
-bad='WARNING:|BUG:|Oops|general protection fault|KASAN|possible circular locking|INFO: task .* blocked|lockdep|Call Trace:|UBSAN'
-log=$out/dmesg.txt
-[ -s "$log" ] || log=$out/console.log
-if grep -Eq "$bad" "$log"; then
-	softhca_log "guest kernel log has a report (see $log):"
-	grep -E "$bad" "$log" | head -n 5 >&2
-	exit 126
-fi
+[ $klog = clean ] || exit 126
 exit "$status"

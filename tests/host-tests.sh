@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Run the provider's host unit tests (GoogleTest); one result per case
-# (PASS/FAIL host.<Suite>.<Case>) in $SOFTHCA_RESULTS when set.
+# (PASS/FAIL/SKIP host.<Suite>.<Case>) in $SOFTHCA_RESULTS when set.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
@@ -12,7 +12,7 @@ log=$SOFTHCA_TOP/build/host-tests.log
 rc=$?
 cat "$log"
 if [ -n "${SOFTHCA_RESULTS:-}" ]; then
-	sed -n 's/^\[       OK \] \([^ ]*\).*/PASS host.\1/p; s/^\[  FAILED  \] \([^ ]*\) (.*/FAIL host.\1/p' \
+	sed -n 's/^\[       OK \] \([^ ]*\).*/PASS host.\1/p; s/^\[  FAILED  \] \([^ ]*\) (.*/FAIL host.\1/p; s/^\[  SKIPPED \] \([^ ]*\) (.*/SKIP host.\1/p' \
 		"$log" >> "$SOFTHCA_RESULTS"
 	if [ $rc -ne 0 ] && ! grep -q '^\[  FAILED  \]' "$log"; then
 		echo "FAIL host.run-exit-$rc" >> "$SOFTHCA_RESULTS"

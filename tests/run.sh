@@ -2,50 +2,149 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # "make test": install what is missing, build, lint, and run the host unit
 # tests, the KUnit suites (in a QEMU-booted KUnit kernel) and the VM
-# integration tests. Every check is one line "PASS name" or "FAIL name" in
-# build/test-results.txt; the last line printed is "N passed, N failed".
+# integration tests. Every check is one line "PASS name", "FAIL name" or
+# "SKIP name" in build/test-results.txt, and every check named in
+# tests/expected-checks.txt that did not report is a failure
+# ("FAIL name (missing)"). It ends with a table of the groups (checks
+# passed, failed and skipped, time), the failed checks with their logs,
+# and as its last line "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 cd "$SOFTHCA_TOP" || exit 1
+# the whole suite, whatever the environment selected for "make vm-test"
+unset SOFTHCA_VM_TESTS
 
-mkdir -p build
+mkdir -p build/logs
 export SOFTHCA_RESULTS=$SOFTHCA_TOP/build/test-results.txt
+times=$SOFTHCA_TOP/build/test-times.txt
+logs=$SOFTHCA_TOP/build/test-logs.txt
 : > "$SOFTHCA_RESULTS"
+: > "$times"
+: > "$logs"
 start=$SECONDS
 
 result() { echo "$1 $2" >> "$SOFTHCA_RESULTS"; }
 
-# stage <name> <command...>: run a stage, note its time; a stage that fails
-# without recording any failure of its own records "FAIL <name>".
+# stage <name> <command...>: run a stage, its output also in
+# build/logs/<name>.log, note its time; a stage that fails without
+# recording any failure of its own records "FAIL <name>".
 stage() {
-	local name=$1 t0=$SECONDS before rc
+	local name=$1 t0=$SECONDS before rc log=build/logs/$1.log
 	shift
 	softhca_log "=== $name"
 	before=$(grep -c '^FAIL' "$SOFTHCA_RESULTS")
-	"$@"
-	rc=$?
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	if [ $rc -ne 0 ] && [ "$(grep -c '^FAIL' "$SOFTHCA_RESULTS")" -eq "$before" ]; then
 		result FAIL "$name"
+		echo "$name $SOFTHCA_TOP/$log" >> "$logs"
 	fi
+	echo "${name%%.*} $((SECONDS - t0))" >> "$times"
 	softhca_log "=== $name: $((SECONDS - t0))s (exit $rc)"
 	return $rc
 }
 
+# The groups' table, the failed checks with their logs, the last line.
 summary() {
 	local p f
+	# the manifest: every expected check reported, and only those
+	tests/manifest.sh check "$SOFTHCA_RESULTS" '.'
+	# the logs of checks: the VM's own, then the stages'
+	[ -f "$SOFTHCA_CACHE/vm/tests.logs" ] && cat "$SOFTHCA_CACHE/vm/tests.logs" >> "$logs"
+	{
+		echo "lint.checkpatch $SOFTHCA_TOP/build/lint/checkpatch.log"
+		echo "lint.sparse $SOFTHCA_TOP/build/lint/sparse.log"
+		echo "lint.clang-format $SOFTHCA_TOP/build/lint/clang-format.log"
+		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
+		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
+		echo "host $SOFTHCA_TOP/build/host-tests.log"
+		echo "kunit $SOFTHCA_CACHE/kunit/console.log"
+		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
+			echo "$s $SOFTHCA_TOP/build/logs/$s.log"
+		done
+		echo "vm $SOFTHCA_CACHE/vm/tests/console.log"
+	} >> "$logs"
+	[ -f "$SOFTHCA_CACHE/vm/tests/groups" ] &&
+		awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/tests/groups" >> "$times"
+	echo
+	awk -v logs="$logs" -v times="$times" '
+	function group(n,   p, k) {
+		k = split(n, p, ".")
+		if (p[1] == "vm" && k >= 3)
+			return p[1] "." p[2]
+		return p[1]
+	}
+	function logof(n,   g, k, p) {
+		if (n in lg)
+			return lg[n]
+		k = split(n, p, ".")
+		if ((p[1] "." p[2]) in lg)
+			return lg[p[1] "." p[2]]
+		if (p[1] in lg)
+			return lg[p[1]]
+		return "-"
+	}
+	BEGIN {
+		while ((getline l < logs) > 0) {
+			split(l, a, " ")
+			if (!(a[1] in lg))
+				lg[a[1]] = a[2]
+		}
+		while ((getline l < times) > 0) {
+			split(l, a, " ")
+			t[a[1]] += a[2]
+			if (!(a[1] in order)) { order[a[1]] = ++ng; names[ng] = a[1] }
+		}
+	}
+	$1 ~ /^(PASS|FAIL|SKIP)$/ {
+		g = group($2)
+		if (!(g in order)) { order[g] = ++ng; names[ng] = g }
+		c[g, $1]++
+		if ($1 == "FAIL") {
+			nf[g]++
+			if (nf[g] <= 25)
+				failed[g] = failed[g] sprintf("  %s\n      log: %s\n", substr($0, 6), logof($2))
+		}
+	}
+	END {
+		printf "%-28s %7s %7s %7s %7s\n", "group", "passed", "failed", "skipped", "time"
+		for (i = 1; i <= ng; i++) {
+			g = names[i]
+			printf "%-28s %7d %7d %7d %6ds\n", g, c[g, "PASS"], c[g, "FAIL"], c[g, "SKIP"], t[g]
+			tp += c[g, "PASS"]; tf += c[g, "FAIL"]; ts += c[g, "SKIP"]
+		}
+		printf "%-28s %7d %7d %7d\n", "total", tp, tf, ts
+		if (tf) {
+			print "\nFailed checks:"
+			for (i = 1; i <= ng; i++) {
+				g = names[i]
+				if (!(g in failed))
+					continue
+				printf "%s", failed[g]
+				if (nf[g] > 25)
+					printf "  ... and %d more in %s\n", nf[g] - 25, g
+			}
+		}
+	}' "$SOFTHCA_RESULTS"
 	p=$(grep -c '^PASS' "$SOFTHCA_RESULTS")
 	f=$(grep -c '^FAIL' "$SOFTHCA_RESULTS")
-	if [ "$f" -gt 0 ]; then
-		echo "Failures:"
-		grep '^FAIL' "$SOFTHCA_RESULTS" | sed 's/^/  /'
-	fi
 	softhca_log "total time $((SECONDS - start))s; results in $SOFTHCA_RESULTS"
 	echo "$p passed, $f failed"
 	[ "$f" -eq 0 ]
 }
 
-if ! stage setup.deps scripts/deps.sh || ! stage setup.kernel scripts/fetch-kernel.sh ||
-   ! stage setup.linux-source scripts/fetch-linux-source.sh; then
+setup_ok=1
+for s in "setup.deps scripts/deps.sh" "setup.kernel scripts/fetch-kernel.sh" \
+	 "setup.linux-source scripts/fetch-linux-source.sh"; do
+	set -- $s
+	if stage "$@"; then
+		result PASS "$1"
+	else
+		setup_ok=0
+		break
+	fi
+done
+if [ $setup_ok -eq 0 ]; then
 	summary
 	exit 1
 fi
@@ -66,6 +165,7 @@ stage lint scripts/lint.sh
 stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage kunit scripts/kunit.sh
+rm -f "$SOFTHCA_CACHE/vm/tests/groups" "$SOFTHCA_CACHE/vm/tests.logs"
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else

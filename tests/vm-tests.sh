@@ -2,25 +2,93 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Boot the test VM once and run the VM integration tests (tests/vm/t*.sh,
 # or the groups named in $SOFTHCA_VM_TESTS). Results go to
-# $SOFTHCA_RESULTS when set; the run's files stay in .cache/vm/tests.
+# .cache/vm/tests.results, and are appended to $SOFTHCA_RESULTS when set;
+# the run's files stay in .cache/vm/tests.
+#
+# Besides the groups' own checks:
+#   vm.kernel-log-clean      the guest kernel log was read and has no report
+#   vm.timeout               the VM did not end in time
+#   vm.guest-no-status       the guest script's status was never recorded
+#   vm.guest-exit-<N>        the guest ended with a status of its own (not
+#                            0 or 1: vm-guest.sh's 203 insmod, 204 modprobe..)
+#   vm.guest-exit-1-without-failure   the guest said "failed", no check did
+#   vm.run-failed-exit-<N>   vm-run.sh failed before the VM ran
+#   vm.<group>.group-not-found        a selected group does not exist
+# and every check of the selected groups that tests/expected-checks.txt
+# lists and that did not report is "FAIL <name> (missing)" (see
+# tests/manifest.sh). Exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
 out=$SOFTHCA_CACHE/vm/tests
-results=${SOFTHCA_RESULTS:-$out.results}
-args=()
-[ -n "${SOFTHCA_VM_TESTS:-}" ] && args+=(-e "SOFTHCA_VM_TESTS=$SOFTHCA_VM_TESTS")
+res=$out.results
+mkdir -p "$SOFTHCA_CACHE/vm"
+: > "$res"
+: > "$out.logs"
+rm -f "$out/verdict" "$out/results" "$out/groups" "$out/logs.map"
+fail() { echo "FAIL $1" >> "$res"; }
 
-"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" "${args[@]}" \
-	"$SOFTHCA_TOP/tests/vm/run-guest.sh"
-rc=$?
-[ "$results" = "$out.results" ] && : > "$results"
-[ -f "$out/results" ] && cat "$out/results" >> "$results"
-case $rc in
-0 | 1) echo "PASS vm.kernel-log-clean" >> "$results" ;;
-126) echo "FAIL vm.kernel-log-clean" >> "$results" ;;
-*) echo "FAIL vm.run-exit-$rc" >> "$results" ;;
-esac
-grep -E '^(PASS|FAIL) vm\.' "$results" | awk '{print $1}' | sort | uniq -c
-softhca_log "VM test logs: $out (console.log, dmesg.txt, logs/)"
-! grep -q '^FAIL vm\.' "$results"
+# The groups: every tests/vm/t*.sh, or those named.
+if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
+	sel=()
+	for g in $SOFTHCA_VM_TESTS; do
+		if [ -f "$g" ] || [ -f "$SOFTHCA_TOP/$g" ]; then
+			sel+=("$g")
+		else
+			fail "vm.$(basename "$g" .sh).group-not-found"
+		fi
+	done
+	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
+else
+	sel=()
+	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do sel+=("tests/vm/$(basename "$g")"); done
+fi
+names=()
+for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)"); done
+
+rc=none
+if [ ${#sel[@]} -gt 0 ]; then
+	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
+		-e "SOFTHCA_VM_TESTS=${sel[*]}" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
+	rc=$?
+fi
+[ -f "$out/results" ] && cat "$out/results" >> "$res"
+# the case logs, as paths on this side
+[ -f "$out/logs.map" ] &&
+	sed "s|/run/softhca-out/|$out/|" "$out/logs.map" > "$out.logs"
+
+# The VM's verdict (scripts/vm-run.sh): what the guest, the kernel log and
+# the clock said, each on its own.
+v() { sed -n "s/^$1 //p" "$out/verdict" 2>/dev/null; }
+if [ "$rc" = none ]; then
+	:
+elif [ ! -f "$out/verdict" ]; then
+	fail "vm.run-failed-exit-$rc"
+else
+	st=$(v guest-status)
+	[ "$(v timeout)" = yes ] && fail vm.timeout
+	case $st in
+	none) fail vm.guest-no-status ;;
+	0) ;;
+	1) grep -q '^FAIL' "$out/results" 2>/dev/null ||
+		fail vm.guest-exit-1-without-failure ;;
+	*) fail "vm.guest-exit-$st" ;;
+	esac
+	if [ "$(v kernel-log)" = clean ]; then
+		echo "PASS vm.kernel-log-clean" >> "$res"
+	else
+		fail vm.kernel-log-clean
+		echo "vm.kernel-log-clean $out/dmesg.txt" >> "$out.logs"
+	fi
+fi
+
+# Every expected check of the selected groups reported, and only those.
+scope='^vm\.kernel-log-clean$'
+for n in "${names[@]}"; do scope+="|^vm\\.${n//./\\.}\\."; done
+"$SOFTHCA_TOP/tests/manifest.sh" check "$res" "$scope"
+
+[ -n "${SOFTHCA_RESULTS:-}" ] && [ "$SOFTHCA_RESULTS" != "$res" ] &&
+	cat "$res" >> "$SOFTHCA_RESULTS"
+awk '{print $1}' "$res" | sort | uniq -c
+softhca_log "VM test logs: $out (console.log, dmesg.txt, logs/); results $res"
+! grep -q '^FAIL' "$res"

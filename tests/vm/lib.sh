@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers for the VM integration tests (sourced inside the guest). Each test
-# case records "PASS vm.<group>.<case>" or "FAIL vm.<group>.<case>" in
-# $SOFTHCA_OUT/results; a case's output is kept in $SOFTHCA_OUT/logs/.
+# case records "PASS vm.<group>.<case>", "FAIL vm.<group>.<case>" or
+# "SKIP vm.<group>.<case>" in $SOFTHCA_OUT/results; a case's output is kept
+# in $SOFTHCA_OUT/logs/, and "vm.<group>.<case> <log>" in
+# $SOFTHCA_OUT/logs.map says which file. Every case a group can report is
+# listed in tests/expected-checks.txt: one that does not report fails.
 
 : "${SOFTHCA_OUT:?}" "${SOFTHCA_TOP:?}"
 GROUP=${GROUP:-$(basename "$0" .sh)}
@@ -9,6 +12,11 @@ LOGS=$SOFTHCA_OUT/logs
 mkdir -p "$LOGS"
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 BIN=$SOFTHCA_TOP/build/userspace
+
+# logmap <case> <log>: the case's output is in <log>.
+logmap() {
+	echo "vm.$GROUP.$1 $2" >> "$SOFTHCA_OUT/logs.map"
+}
 
 pass() {
 	echo "PASS vm.$GROUP.$1" >> "$SOFTHCA_OUT/results"
@@ -20,11 +28,17 @@ fail() {
 	echo "  FAIL  $GROUP.$1${2:+: $2} (${SECONDS}s)"
 }
 
+skip() {
+	echo "SKIP vm.$GROUP.$1" >> "$SOFTHCA_OUT/results"
+	echo "  skip  $GROUP.$1${2:+: $2} (${SECONDS}s)"
+}
+
 # check <case> <command...>: the command's exit status decides.
 check() {
 	local name=$1 log
 	shift
 	log=$LOGS/$GROUP.$name.log
+	logmap "$name" "$log"
 	if "$@" >"$log" 2>&1; then
 		pass "$name"
 	else
@@ -37,6 +51,7 @@ check_fails() {
 	local name=$1 want=$2 log
 	shift 2
 	log=$LOGS/$GROUP.$name.log
+	logmap "$name" "$log"
 	if "$@" >"$log" 2>&1; then
 		fail "$name" "succeeded, expected failure ($want)"
 	elif grep -q "$want" "$log"; then
@@ -87,22 +102,102 @@ wait_for() {
 	return 1
 }
 
-# Every group starts with the build tree's module loaded.
-grep -q '^softhca ' /proc/modules || insmod "$SOFTHCA_TOP/kernel/softhca.ko"
+# Readiness, never time: wait for the condition, with a generous timeout,
+# and give up at once when the process that should bring it about is gone.
+READY_TIMEOUT=${READY_TIMEOUT:-120}
+
+# wait_listen <pid> <port> [tcp|udp]: until something listens on <port>.
+wait_listen() {
+	local pid=$1 port=$2 proto=${3:-tcp} flag=-Hltn i
+	[ "$proto" = udp ] && flag=-Hlun
+	for ((i = 0; i < READY_TIMEOUT * 10; i++)); do
+		ss $flag "sport = :$port" 2>/dev/null | grep -q . && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "wait_listen: nothing listens on $proto port $port (pid $pid $(kill -0 "$pid" 2>/dev/null && echo alive || echo gone))" >&2
+	return 1
+}
+
+# wait_line <pid> <file> <ERE>: until a line of <file> matches.
+wait_line() {
+	local pid=$1 file=$2 re=$3 i
+	for ((i = 0; i < READY_TIMEOUT * 10; i++)); do
+		grep -Eq "$re" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -Eq "$re" "$file" 2>/dev/null && return 0
+	echo "wait_line: no line /$re/ in $file (pid $pid $(kill -0 "$pid" 2>/dev/null && echo alive || echo gone)):" >&2
+	cat "$file" >&2
+	return 1
+}
+
+# lacks <ERE> <command...>: the command succeeds and no line of its
+# output matches (a listing that failed proves no absence).
+lacks() {
+	local re=$1 out
+	shift
+	out=$("$@" 2>&1) || { echo "$* failed: $out"; return 1; }
+	if printf '%s\n' "$out" | grep -Eq -- "$re"; then
+		printf '%s\n' "$out"
+		return 1
+	fi
+}
+
+# debugfs_empty <file>: the card's listing exists, reads and is empty.
+debugfs_empty() {
+	local out
+	[ -f "$1" ] || { echo "no $1"; return 1; }
+	out=$(cat "$1") || { echo "cannot read $1"; return 1; }
+	[ -z "$out" ] || { echo "$1:"; echo "$out"; return 1; }
+}
+
+# restrack_count <qp|cq|pd|mr> <ibdev>: how many objects of that type
+# ib_core's resource tracking holds for <ibdev> (fails if rdma does).
+restrack_count() {
+	local out n
+	out=$(rdma resource show "$1") || return 1
+	n=$(printf '%s\n' "$out" | grep -c -E "^(link|dev) $2[/ ]")
+	echo "$n"
+}
+
+# Every group starts with the build tree's module loaded (by vm-guest.sh,
+# or by an earlier group); a failed load here is a failure of the group.
+if ! grep -q '^softhca ' /proc/modules; then
+	insmod "$SOFTHCA_TOP/kernel/softhca.ko" > "$LOGS/$GROUP.module-insmod.log" 2>&1 ||
+		fail module-insmod "insmod $SOFTHCA_TOP/kernel/softhca.ko failed"
+fi
 
 # check_tool <command...>: a test program printing "PASS <case>" and
 # "FAIL <case>: <why>" lines; each becomes a result of this group.
+# Exit status 0 with no FAIL line, or 1 with one; anything else (a crash,
+# a setup failure, no result at all) is a failure of its own.
+TOOL_RUN=0
 check_tool() {
-	local log=$LOGS/$GROUP.tool.$$.$RANDOM.log rc line
-	"$@" >"$log" 2>&1
+	local log rc line c nfail
+	TOOL_RUN=$((TOOL_RUN + 1))
+	log=$LOGS/$GROUP.tool-$TOOL_RUN.log
+	echo "+ $*" > "$log"
+	"$@" >>"$log" 2>&1
 	rc=$?
+	nfail=0
 	while read -r line; do
 		case $line in
-		PASS\ *) pass "${line#PASS }" ;;
-		FAIL\ *) local c=${line#FAIL }; fail "${c%%:*}" "${c#*: }" ;;
+		PASS\ *) logmap "${line#PASS }" "$log"; pass "${line#PASS }" ;;
+		SKIP\ *) logmap "${line#SKIP }" "$log"; skip "${line#SKIP }" ;;
+		FAIL\ *)
+			c=${line#FAIL }
+			logmap "${c%%:*}" "$log"
+			fail "${c%%:*}" "${c#*: }"
+			nfail=$((nfail + 1))
+			;;
 		esac
 	done < "$log"
-	if [ $rc -gt 1 ] || ! grep -qE '^(PASS|FAIL) ' "$log"; then
-		fail "$(basename "$1")-$2-exit-$rc" "$(tail -n 1 "$log")"
+	if [ $rc -gt 1 ] || ! grep -qE '^(PASS|FAIL|SKIP) ' "$log" ||
+	   { [ $rc -eq 1 ] && [ $nfail -eq 0 ]; }; then
+		c="tool-$TOOL_RUN-exit-$rc"
+		logmap "$c" "$log"
+		fail "$c" "$* ($(tail -n 1 "$log" | cut -c1-160))"
 	fi
 }

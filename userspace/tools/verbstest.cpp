@@ -276,8 +276,13 @@ struct Pair {
 	}
 };
 
-/* Poll @cq until @n completions or @ms milliseconds. */
-std::vector<ibv_wc> poll_n(ibv_cq *cq, size_t n, double ms = 5000)
+/*
+ * Poll @cq until @n completions or @ms milliseconds. The default is a
+ * generous deadline for what must come (it costs nothing when it comes);
+ * only a check that something does not happen passes a short window.
+ */
+constexpr int kDeadlineMs = 30000;
+std::vector<ibv_wc> poll_n(ibv_cq *cq, size_t n, double ms = kDeadlineMs)
 {
 	std::vector<ibv_wc> out;
 	double end = now_ms() + ms;
@@ -568,14 +573,17 @@ void test_unsignaled_wrap()
 	Pair p(d, o);
 	Buf src(d.pd, 1 << 20, kAllAccess), dst(d.pd, 1 << 20, kAllAccess);
 	std::string why;
+	std::vector<uint32_t> lens(320);
 
 	fill_random(src.p, 1 << 20);
+	memset(dst.p, 0xa5, 1 << 20);
 	/* 40 rounds of 8 writes, one in 4 signaled; inline sizes vary so
 	 * WQEs of 1..3 basic blocks wrap around the ring */
 	for (int r = 0; r < 40 && why.empty(); r++) {
 		for (int i = 0; i < 8; i++) {
 			uint32_t len = 1 + static_cast<uint32_t>(rng() % 120);
 			size_t off = static_cast<size_t>(r * 8 + i) * 256;
+			lens[r * 8 + i] = len;
 			int flags = (i % 4 == 3 ? IBV_SEND_SIGNALED : 0) |
 				    (i % 2 ? IBV_SEND_INLINE : 0);
 			int rc = post_send(
@@ -593,13 +601,22 @@ void test_unsignaled_wrap()
 			why = "round " + str(r) + ": " +
 			      (wa.empty() ? "none" : wc_desc(wa[0]));
 	}
-	bool same = true;
-	for (size_t off = 0; off < 320 * 256; off += 256)
-		for (size_t i = 0; i < 120 && same; i++)
-			if (dst.p[off + i] && dst.p[off + i] != src.p[off + i])
-				same = false;
-	result(why.empty() && same, "rc.unsignaled-and-ring-wrap",
-	       same ? why : "data differs");
+	/* every byte: each write's own, and the untouched 0xa5 after it */
+	std::string diff;
+	for (size_t k = 0; k < 320 && diff.empty(); k++)
+		for (size_t i = 0; i < 256 && diff.empty(); i++) {
+			size_t at = k * 256 + i;
+			uint8_t want = i < lens[k] ? src.p[at] : 0xa5;
+			if (dst.p[at] != want)
+				diff = "write " + str(k) + " (" + str(lens[k]) +
+				       " bytes): byte " + str(i) + " is " +
+				       str(dst.p[at]) + ", want " + str(want);
+		}
+	for (size_t at = 320 * 256; at < (1 << 20) && diff.empty(); at++)
+		if (dst.p[at] != 0xa5)
+			diff = "byte " + str(at) + " past the writes changed";
+	result(why.empty() && diff.empty(), "rc.unsignaled-and-ring-wrap",
+	       why.empty() ? diff : why);
 }
 
 /*
@@ -684,19 +701,41 @@ void expect_error(const std::string &name, Dev &d, QpOpts o,
 	Buf src(d.pd, 65536, buf_access), dst(d.pd, 65536, buf_access);
 	std::string why;
 
+	/*
+	 * Both sides' memory holds a pattern: the source data, the target
+	 * (the responder's MR and receive buffers, the requester's READ and
+	 * atomic result buffers). The card checks a message's lists before
+	 * it moves a byte, so a failed WQE writes nothing anywhere.
+	 */
+	fill_random(src.p, src.len);
+	for (size_t i = 0; i < dst.len; i++)
+		dst.p[i] = static_cast<uint8_t>(0x5a ^ i ^ (i >> 8));
+	std::vector<uint8_t> src0(src.p, src.p + src.len),
+		dst0(dst.p, dst.p + dst.len);
+
 	post(p, src, dst);
 	auto wa = poll_n(p.cqa, 1);
-	if (wa.size() != 1 || wa[0].status != want_a)
+	if (wa.size() != 1 || wa[0].status != want_a || wa[0].wr_id != 2)
 		why = "requester: " + (wa.empty() ? "none" : wc_desc(wa[0])) +
-		      ", want " + ibv_wc_status_str(want_a);
+		      ", want " + ibv_wc_status_str(want_a) + " for wr_id 2";
+	/*
+	 * The responder: the error completion of the receive it consumed
+	 * (want_b_recv), or, when the message never got to a receive
+	 * (want_b_recv SUCCESS), nothing at all, its receive staying posted.
+	 * The responder answered before the requester's completion was
+	 * written, so what it completed is in its CQ by now.
+	 */
 	if (why.empty() && want_b_recv != IBV_WC_SUCCESS) {
 		auto wb = poll_n(p.cqb, 1);
-		if (wb.size() != 1 || wb[0].status != want_b_recv)
+		if (wb.size() != 1 || wb[0].status != want_b_recv ||
+		    wb[0].wr_id != 1)
 			why = "responder: " +
-			      (wb.empty() ? "none" : wc_desc(wb[0]));
+			      (wb.empty() ? "none" : wc_desc(wb[0])) +
+			      ", want " + ibv_wc_status_str(want_b_recv) +
+			      " for wr_id 1";
 	}
 	if (why.empty() && want_b_event != IBV_EVENT_COMM_EST &&
-	    !async_event(d.ctx, want_b_event, p.b, 2000))
+	    !async_event(d.ctx, want_b_event, p.b, kDeadlineMs))
 		why = std::string("no ") + ibv_event_type_str(want_b_event) +
 		      " event on the responder";
 	/* the requester is in error now: what is posted next is flushed */
@@ -710,7 +749,27 @@ void expect_error(const std::string &name, Dev &d, QpOpts o,
 			why = "after the error: " +
 			      (wf.empty() ? "none" : wc_desc(wf[0]));
 	}
-	/* and nothing was written past what the checks allowed */
+	/* no completion beyond those, on either side */
+	if (why.empty()) {
+		ibv_wc wc;
+		if (ibv_poll_cq(p.cqb, 1, &wc) == 1)
+			why = "unexpected responder completion: " + wc_desc(wc);
+		else if (ibv_poll_cq(p.cqa, 1, &wc) == 1)
+			why = "unexpected requester completion: " + wc_desc(wc);
+	}
+	/* and nothing was written, on either side */
+	if (why.empty()) {
+		size_t i = 0;
+		while (i < dst.len && dst.p[i] == dst0[i])
+			i++;
+		size_t j = 0;
+		while (j < src.len && src.p[j] == src0[j])
+			j++;
+		if (i < dst.len)
+			why = "target memory changed at offset " + str(i);
+		else if (j < src.len)
+			why = "source memory changed at offset " + str(j);
+	}
 	result(why.empty(), name, why);
 }
 
@@ -830,6 +889,7 @@ void test_errors()
 		[](Pair &p, B &s, B &t) {
 			ibv_send_wr wr = {}, *bad;
 			ibv_sge sg = { s.addr(), 8, s.mr->lkey };
+			wr.wr_id = 2;
 			wr.sg_list = &sg;
 			wr.num_sge = 1;
 			wr.send_flags = IBV_SEND_SIGNALED;
@@ -939,7 +999,7 @@ void test_retry()
 		post_send(p.a, IBV_WR_RDMA_WRITE,
 			  { { b.addr(), 8, b.mr->lkey } }, 1, IBV_SEND_SIGNALED,
 			  b.addr(2048), b.mr->rkey);
-		auto wa = poll_n(p.cqa, 1, 10000);
+		auto wa = poll_n(p.cqa, 1, kDeadlineMs);
 		double took = now_ms() - t0;
 		double want = (o.retry_cnt + 1) * 4.096e-3 * (1 << o.timeout);
 		result(wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR &&
@@ -984,7 +1044,7 @@ void test_events()
 		post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, i);
 		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } },
 			  i);
-		if (!wait_event(p.ch, p.cqb, 2000))
+		if (!wait_event(p.ch, p.cqb, kDeadlineMs))
 			why = "no event for round " + str(i);
 		if (poll_n(p.cqb, 1).size() != 1)
 			why = "no completion in round " + str(i);
@@ -1011,7 +1071,7 @@ void test_events()
 	post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, 102);
 	post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } }, 102,
 		  IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
-	result(wait_event(p.ch, p.cqb, 2000),
+	result(wait_event(p.ch, p.cqb, kDeadlineMs),
 	       "events.solicited-only-wakes-on-solicited");
 	poll_n(p.cqb, 1);
 	poll_n(p.cqa, 1);
@@ -1032,7 +1092,7 @@ void test_overrun()
 		post_send(p.a, IBV_WR_RDMA_WRITE,
 			  { { b.addr(), 8, b.mr->lkey } }, i, IBV_SEND_SIGNALED,
 			  b.addr(4096), b.mr->rkey);
-	double end = now_ms() + 3000;
+	double end = now_ms() + kDeadlineMs;
 	while (!event && now_ms() < end) {
 		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
 		ibv_async_event ev;
@@ -1167,17 +1227,40 @@ void test_large()
 	size_t half = 256UL << 20;
 	Buf b(d.pd, 2 * half, kAllAccess);
 
+	/*
+	 * Every 4 KiB page of the source is stamped with its index and this
+	 * run's seed (and random bytes): a page the card misplaces, repeats
+	 * or drops cannot look right. The target starts as another pattern.
+	 */
+	std::random_device rd;
+	uint64_t seed = (static_cast<uint64_t>(rd()) << 32) | rd();
 	fill_random(b.p, 4096);
-	for (size_t off = 4096; off < half; off += 4096)
-		memcpy(b.p + off, b.p, 4096);
-	b.p[half - 1] = 0x77;
+	for (size_t off = 0, pg = 0; off < half; off += 4096, pg++) {
+		if (off)
+			memcpy(b.p + off, b.p, 4096);
+		uint64_t stamp[2] = { seed, pg };
+		memcpy(b.p + off, stamp, sizeof(stamp));
+		uint64_t tail = seed ^ (pg * 0x9e3779b97f4a7c15ULL);
+		memcpy(b.p + off + 4096 - 8, &tail, 8);
+	}
+	memset(b.p + half, 0x3c, half);
 	post_send(p.a, IBV_WR_RDMA_WRITE,
 		  { { b.addr(), (uint32_t)half, b.mr->lkey } }, 1,
 		  IBV_SEND_SIGNALED, b.addr(half), b.mr->rkey);
-	auto wa = poll_n(p.cqa, 1, 60000);
-	result(wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS &&
-		       !memcmp(b.p, b.p + half, half),
-	       "rc.write-256-mib", wa.empty() ? "none" : wc_desc(wa[0]));
+	auto wa = poll_n(p.cqa, 1, 120000);
+	std::string why = wa.empty() ? "none" : wc_desc(wa[0]);
+	bool ok = wa.size() == 1 && wa[0].status == IBV_WC_SUCCESS;
+	for (size_t off = 0; ok && off < half; off += 4096)
+		if (memcmp(b.p + off, b.p + half + off, 4096) != 0) {
+			uint64_t got[2];
+			memcpy(got, b.p + half + off, sizeof(got));
+			ok = false;
+			why = "page " + str(off / 4096) +
+			      " differs (holds the stamp of page " +
+			      str(got[0] == seed ? got[1] : ~0ULL) + ", seed " +
+			      str(seed) + ")";
+		}
+	result(ok, "rc.write-256-mib", why);
 	/* three 1 GiB SGEs (the same memory) exceed the 2 GiB message size */
 	Buf big(d.pd, 1UL << 30, IBV_ACCESS_LOCAL_WRITE);
 	ibv_sge s = { big.addr(), 1U << 30, big.mr->lkey };
@@ -1242,7 +1325,7 @@ void test_stale_lookups()
 	p.b = nullptr;
 	post_send(p.a, IBV_WR_RDMA_WRITE, { { b.addr(), 8, b.mr->lkey } }, 2,
 		  IBV_SEND_SIGNALED, b.addr(2048), b.mr->rkey);
-	wa = poll_n(p.cqa, 1, 10000);
+	wa = poll_n(p.cqa, 1, kDeadlineMs);
 	result(warm && wa.size() == 1 && wa[0].status == IBV_WC_RETRY_EXC_ERR,
 	       "stale.responder-destroyed-retry-exc",
 	       std::string(warm ? "" : "first write failed; ") +
@@ -1311,7 +1394,8 @@ void test_garbage_wqes(int rounds)
 	memset(area, 0xa5, 3 * pg);
 	uint8_t *mid = area + pg;
 	ibv_mr *mr = ibv_reg_mr(d.pd, mid, pg, kAllAccess);
-	int answered = 0, bad_status = 0, stuck = 0;
+	int answered = 0, bad_status = 0, stuck = 0, unanswered = 0;
+	std::string first_bad;
 
 	for (int r = 0; r < rounds && mr; r++) {
 		Pair p(d, o);
@@ -1363,10 +1447,20 @@ void test_garbage_wqes(int rounds)
 		if (mode == 3)
 			ctrl->ds = static_cast<uint8_t>((nbb - 1) * 4 + 1 +
 							rng() % 4);
-		uint32_t slot = q->sq_pi & (q->sq.wqe_cnt - 1);
-		q->sq_wrid[slot] = 0xbad;
-		q->sq_nbb[slot] = static_cast<uint8_t>(nbb);
-		q->sq_wqe_head[slot] = q->sq_head++;
+		/*
+		 * The garbage's wr_id is its own: 0xbad0000 + 16 * round. A
+		 * card that reads a basic block of it as a control segment
+		 * of its own (moving past a bad WQE one block at a time)
+		 * completes that block with 0xbad0000 + 16 * round + block.
+		 */
+		const uint64_t mark = 0xbad0000 + 16 * static_cast<uint64_t>(r);
+		for (uint32_t k = 0; k < nbb; k++) {
+			uint32_t slot = (q->sq_pi + k) & (q->sq.wqe_cnt - 1);
+			q->sq_wrid[slot] = mark + k;
+			q->sq_nbb[slot] = static_cast<uint8_t>(nbb - k);
+			q->sq_wqe_head[slot] = q->sq_head;
+		}
+		q->sq_head++;
 		q->sq_pi += nbb;
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		q->db->sq_pi = htole32(q->sq_pi);
@@ -1379,30 +1473,77 @@ void test_garbage_wqes(int rounds)
 			  { { reinterpret_cast<uintptr_t>(mid), 8, mr->lkey } },
 			  0x600d, IBV_SEND_SIGNALED,
 			  reinterpret_cast<uintptr_t>(mid) + 8, mr->rkey);
-		bool done = false;
-		double end = now_ms() + 5000;
+		/*
+		 * Each WQE's own completion, in order: the garbage's (its
+		 * first block's wr_id, with its error if it failed), then
+		 * perhaps completions of its later blocks (a block the card
+		 * read as a WQE of its own, when the garbage's size was not
+		 * what was posted), then the good WRITE's and nothing after
+		 * it. The WRITE succeeds, or is flushed when one of those
+		 * completions was an error. Only a garbage WQE that was
+		 * unsignaled may succeed silently.
+		 */
+		bool done = false, own = false, any_err = false;
+		uint64_t last = 0;
+		std::string bad;
+		ibv_wc good = {};
+		double end = now_ms() + kDeadlineMs;
 		while (!done && now_ms() < end) {
 			for (auto &wc : poll_n(p.cqa, 1, 50)) {
 				answered++;
 				if (wc.status > IBV_WC_TM_RNDV_INCOMPLETE)
 					bad_status++;
-				done = done || wc.wr_id == 0x600d;
+				if (wc.wr_id == 0x600d) {
+					done = true;
+					good = wc;
+				} else if (wc.wr_id >= mark &&
+					   wc.wr_id < mark + nbb &&
+					   wc.wr_id >= last) {
+					own = own || wc.wr_id == mark;
+					any_err = any_err ||
+						  wc.status != IBV_WC_SUCCESS;
+					last = wc.wr_id + 1;
+				} else if (bad.empty()) {
+					bad = "completion " + wc_desc(wc);
+				}
 			}
+		}
+		ibv_wc extra;
+		bool signaled = ctrl->flags & SOFTHCA_WQE_F_SIGNALED;
+		if (done && ibv_poll_cq(p.cqa, 1, &extra) == 1 && bad.empty())
+			bad = "completion after the marker: " + wc_desc(extra);
+		if (done && bad.empty()) {
+			if (!own && signaled)
+				bad = "no completion of the garbage WQE";
+			else if (good.status != (any_err ? IBV_WC_WR_FLUSH_ERR
+							 : IBV_WC_SUCCESS))
+				bad = std::string(any_err ? "after an error, "
+							  : "") +
+				      "marker " + wc_desc(good);
 		}
 		if (!done)
 			stuck++;
+		if (!bad.empty()) {
+			unanswered++;
+			if (first_bad.empty())
+				first_bad = "round " + str(r) + ": " + bad;
+		}
 		if (getenv("SOFTHCA_GARBAGE_ROUNDS"))
 			fprintf(stderr,
 				"round %d: mode %u, %u BBs, opcode %u, ds "
-				"%u%s\n",
+				"%u%s%s%s\n",
 				r, mode, nbb, ctrl->opcode, ctrl->ds,
-				done ? "" : ", no marker");
+				done ? "" : ", no marker",
+				own ? "" : ", no own completion",
+				bad.empty() ? "" : (", " + bad).c_str());
 	}
-	result(mr && !stuck && !bad_status && answered >= rounds,
+	result(mr && !stuck && !bad_status && !unanswered && answered >= rounds,
 	       "garbage.every-wqe-answered",
 	       str(answered) + " completions, " + str(stuck) +
 		       " rounds without the marker, " + str(bad_status) +
-		       " unknown statuses");
+		       " unknown statuses, " + str(unanswered) +
+		       " rounds whose WQEs were not each answered" +
+		       (first_bad.empty() ? "" : " (" + first_bad + ")"));
 	bool clean = true;
 	for (size_t i = 0; i < pg; i++)
 		clean = clean && area[i] == 0xa5 && area[2 * pg + i] == 0xa5;
@@ -1847,6 +1988,20 @@ int alloc_wake_file(ibv_context *ctx, uint16_t nattrs)
 	return static_cast<int>(attr.data);
 }
 
+/* softhca's module reference count, or -1 */
+long module_refcnt()
+{
+	FILE *f = fopen("/sys/module/softhca/refcnt", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
 /* ioctl(@fd, @cmd, @arg): 0 or errno */
 int wake_call(int fd, unsigned long cmd, unsigned long arg)
 {
@@ -1885,7 +2040,25 @@ void test_wake_file()
 	delete d;
 	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 0);
 	result(e == EIO, "wake.after-context-closed-eio", "errno " + str(e));
-	result(!close(fd), "wake.close");
+	/*
+	 * Closing it releases the file: it was the wake-up file and the last
+	 * reference to it, and its release drops the module reference its
+	 * file operations hold (a file left open, or released twice, shows
+	 * in softhca's reference count).
+	 */
+	char link[64] = {};
+	std::string path = "/proc/self/fd/" + std::to_string(fd);
+	ssize_t ln = readlink(path.c_str(), link, sizeof(link) - 1);
+	long refs0 = module_refcnt();
+	int crc = close(fd);
+	long refs1 = module_refcnt();
+	bool gone = fcntl(fd, F_GETFD) == -1 && errno == EBADF;
+	result(ln > 0 && strstr(link, "softhca_wake") && crc == 0 && gone &&
+		       refs0 > 0 && refs1 == refs0 - 1,
+	       "wake.close",
+	       std::string("fd was ") + (ln > 0 ? link : "?") + ", close " +
+		       std::to_string(crc) + ", softhca refcnt " +
+		       std::to_string(refs0) + " -> " + std::to_string(refs1));
 }
 
 } // namespace
