@@ -40,9 +40,8 @@ enum softhca_reg {
 	SOFTHCA_REG_CMDQ_LOG_SIZE	= 0x020, /* RW log2 of the queue's entries */
 	SOFTHCA_REG_CMD_DB		= 0x024, /* WO slot bitmap (doorbell) */
 	SOFTHCA_REG_ENGINE_DB		= 0x028, /* WO wake-up: a QPN with work */
-	SOFTHCA_REG_ENGINE_DB_ASYNC	= 0x02c, /* WO the same, from any
-						  * context: the card's engine
-						  * thread takes the work */
+	/* WO the same from any context: the card's engine thread works */
+	SOFTHCA_REG_ENGINE_DB_ASYNC	= 0x02c,
 	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
 };
 
@@ -147,6 +146,7 @@ enum softhca_cmd_opcode {
 	SOFTHCA_CMD_QUERY_SRQ		= 0x0702,
 	SOFTHCA_CMD_MODIFY_SRQ		= 0x0703,
 	SOFTHCA_CMD_SET_GID		= 0x0800,
+	SOFTHCA_CMD_QUERY_COUNTERS	= 0x0900,
 };
 
 enum softhca_cmd_status {
@@ -413,12 +413,12 @@ enum softhca_cqe_flags {
 	SOFTHCA_CQE_F_IMM		= 0x01, /* imm holds immediate data */
 	SOFTHCA_CQE_F_GRH		= 0x02, /* a GRH precedes UD payload */
 	SOFTHCA_CQE_F_SOLICITED		= 0x04,
-	SOFTHCA_CQE_F_INV		= 0x08, /* imm holds the rkey the sender
-						 * invalidated (SEND_INV) */
-	SOFTHCA_CQE_F_IPV4		= 0x10, /* with GRH: the network header
-						 * is IPv4 (else IPv6) */
-	SOFTHCA_CQE_F_SRQ		= 0x20, /* wqe_counter indexes the
-						 * QP's SRQ */
+	/* imm holds the rkey the sender invalidated (SEND_INV) */
+	SOFTHCA_CQE_F_INV		= 0x08,
+	/* with GRH: the network header is IPv4 (else IPv6) */
+	SOFTHCA_CQE_F_IPV4		= 0x10,
+	/* wqe_counter indexes the QP's SRQ */
+	SOFTHCA_CQE_F_SRQ		= 0x20,
 };
 
 /*
@@ -600,6 +600,39 @@ struct softhca_set_gid_in {
 SOFTHCA_ASSERT_SIZE(struct softhca_set_gid_in, 24);
 
 /* ------------------------------------------------------------------------
+ * QUERY_COUNTERS: no input; the port's counters, 64 bits each, in this
+ * order (the driver shows them as "rdma statistic" hardware counters).
+ */
+enum softhca_counter {
+	SOFTHCA_CNT_TX_PACKETS,
+	SOFTHCA_CNT_TX_BYTES,
+	SOFTHCA_CNT_RX_PACKETS,
+	SOFTHCA_CNT_RX_BYTES,
+	SOFTHCA_CNT_RETRANSMITS,	/* resends after a NAK or timeout */
+	SOFTHCA_CNT_TIMEOUTS,		/* transport timer expiries */
+	SOFTHCA_CNT_SEQ_NAKS_SENT,
+	SOFTHCA_CNT_SEQ_NAKS_RCVD,
+	SOFTHCA_CNT_RNR_NAKS_SENT,
+	SOFTHCA_CNT_RNR_NAKS_RCVD,
+	SOFTHCA_CNT_DUPLICATES,		/* requests seen again */
+	SOFTHCA_CNT_DROP_NO_QP,		/* no QP to take it */
+	SOFTHCA_CNT_DROP_QKEY,		/* UD/GSI Q_Key mismatch */
+	SOFTHCA_CNT_DROP_NOT_PEER,	/* RC/UC from other than the peer */
+	SOFTHCA_CNT_DROP_NO_WQE,	/* UD/UC without a receive WQE */
+	SOFTHCA_CNT_DROP_SEQ,		/* out of sequence */
+	SOFTHCA_CNT_DROP_ICRC,		/* bad ICRC */
+	SOFTHCA_CNT_DROP_MALFORMED,	/* headers that do not parse */
+	SOFTHCA_CNT_TX_DROPPED,		/* could not be sent (too long, ...) */
+	SOFTHCA_NUM_COUNTERS,
+};
+
+struct softhca_counters {
+	__le64 value[32];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_counters, 256);
+
+/* ------------------------------------------------------------------------
  * QPs. One buffer holds the RQ (2^log_rq_size WQEs of 2^log_rq_stride
  * bytes) at offset 0 and the SQ (2^log_sq_size basic blocks of 64 bytes)
  * right after it. The doorbell record counts posted receive WQEs and
@@ -774,9 +807,8 @@ struct softhca_wqe_ctrl {
 	__u8 ds;			/* 16-byte units, this segment included */
 	__u8 flags;			/* softhca_wqe_flags */
 	__u8 rsvd[7];
-	__be32 imm;			/* immediate data, or the key SEND_INV
-					 * and LOCAL_INV invalidate; network
-					 * order */
+	/* immediate data, or the key SEND_INV and LOCAL_INV invalidate */
+	__be32 imm;			/* network order */
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_wqe_ctrl, 16);

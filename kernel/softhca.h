@@ -263,6 +263,12 @@ void softhca_netdev_changed(struct net_device *ndev);
 void softhca_remove_all(void);
 extern struct workqueue_struct *softhca_wq;
 
+/* softhca_stats.c */
+struct rdma_hw_stats *softhca_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port_num);
+int softhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+
 /* softhca_query.c */
 int softhca_query_caps(struct softhca_dev *dev);
 int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

@@ -94,6 +94,7 @@ const char *softhca_cmd_name(u16 opcode)
 	case SOFTHCA_CMD_QUERY_SRQ:	return "QUERY_SRQ";
 	case SOFTHCA_CMD_MODIFY_SRQ:	return "MODIFY_SRQ";
 	case SOFTHCA_CMD_SET_GID:	return "SET_GID";
+	case SOFTHCA_CMD_QUERY_COUNTERS: return "QUERY_COUNTERS";
 	default:			return "UNKNOWN";
 	}
 }

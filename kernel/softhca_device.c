@@ -27,6 +27,7 @@ static void softhca_dealloc_driver(struct ib_device *ibdev)
 	softhca_debugfs_cleanup(dev);
 	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
+	softhca_hw_detach_netdev(dev->hw, false);
 	softhca_hw_unplug(dev->hw);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->mrs) ||
@@ -39,6 +40,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.uverbs_abi_ver = SOFTHCA_UVERBS_ABI_VERSION,
 
 	.add_gid = softhca_add_gid,
+	.alloc_hw_port_stats = softhca_alloc_hw_port_stats,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.create_cq = softhca_create_cq,
@@ -57,6 +59,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.fill_res_mr_entry_raw = softhca_fill_res_mr_entry_raw,
 	.fill_res_qp_entry_raw = softhca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
+	.get_hw_stats = softhca_get_hw_stats,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
 	.mmap = softhca_mmap,
@@ -100,13 +103,18 @@ static void softhca_unregister_work(struct work_struct *work)
 	ib_unregister_device_and_put(&dev->ibdev);
 }
 
-/* The netdev is going away: unregister its device (asynchronously). */
+/*
+ * The netdev is going away (called under RTNL): unwire the card's port
+ * from it now, unregister the device asynchronously.
+ */
 void softhca_netdev_gone(struct net_device *ndev)
 {
 	struct softhca_dev *dev;
 
 	mutex_lock(&softhca_dev_lock);
 	dev = __softhca_find_by_netdev(ndev);
+	if (dev)
+		softhca_hw_detach_netdev(dev->hw, true);
 	if (dev && ib_device_try_get(&dev->ibdev)) {
 		if (!queue_work(softhca_wq, &dev->unregister_work))
 			ib_device_put(&dev->ibdev);
@@ -272,6 +280,13 @@ int softhca_probe(const char *name, struct net_device *ndev)
 	/* From here on softhca_dealloc_driver() undoes everything. */
 	softhca_init_ibdev(dev);
 	softhca_debugfs_init(dev, name);
+	ret = softhca_hw_attach_netdev(hw, ndev);
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_info("%s: %s already has a receive handler (a bridge or bond port, or another RDMA device's); bind to the bridge or bond itself\n",
+				SOFTHCA_DRV_NAME, netdev_name(ndev));
+		goto err_registered_dealloc;
+	}
 	ret = ib_device_set_netdev(&dev->ibdev, ndev, SOFTHCA_PORT);
 	if (ret)
 		goto err_registered_dealloc;

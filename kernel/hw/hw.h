@@ -63,6 +63,8 @@ struct softhca_hw_counters {
 	atomic64_t drop_no_wqe;		/* UD/UC with no receive WQE */
 	atomic64_t drop_seq;		/* out of sequence */
 	atomic64_t drop_icrc;		/* bad ICRC (the wire) */
+	atomic64_t drop_malformed;	/* headers that do not parse */
+	atomic64_t tx_dropped;		/* could not be sent */
 };
 
 #define softhca_hw_count(hw, c)		atomic64_inc(&(hw)->counters.c)
@@ -128,6 +130,12 @@ struct softhca_hw {
 	atomic64_t path_gen;
 	spinlock_t gid_lock;		/* gids, gid_valid */
 	struct softhca_hw_counters counters;
+
+	/*
+	 * The netdev the port is wired to (hw_roce.c): set and cleared under
+	 * RTNL, read under RCU by senders and the receive handler.
+	 */
+	struct net_device __rcu *ndev;
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -341,6 +349,7 @@ struct softhca_hw_qp {
 	u32 sq_next;			/* the next WQE to fetch (run + lock) */
 	u64 path_gen;			/* hw->path_gen when peer was found */
 	struct softhca_hw_qp *peer;	/* RC/UC: the responder (cached) */
+	bool peer_remote;		/* ... is on another host */
 	u32 fl_send;			/* flight place of the next WQE sent */
 	bool resend_psn_valid;		/* after a rewind: from resend_psn */
 	u32 resend_psn;
@@ -374,6 +383,7 @@ struct softhca_hw_qp {
 	bool waiting;			/* resend not before deadline */
 	bool timer_armed;		/* no ACK by deadline: retry */
 	ktime_t deadline;
+	u32 acked_psn;			/* the PSNs before it are ACKed */
 	bool sqd_notify_pending;	/* SQ_DRAINED when the flight empties */
 
 	/* responder */
@@ -395,6 +405,7 @@ struct softhca_hw_qp {
 	u32 res_head;			/* oldest READ still answering */
 	u32 res_tail;			/* next free */
 };
+
 /* What a command handler gets and returns. */
 struct softhca_hw_cmd_ctx {
 	const void *in;
@@ -611,6 +622,8 @@ void *softhca_hw_map_ptr(struct softhca_hw *hw, struct softhca_hw_map *map,
 u64 softhca_hw_copy(struct softhca_hw *hw, const struct softhca_hw_seg *dst,
 		    u32 ndst, u64 dst_off, const struct softhca_hw_src *src,
 		    u64 len);
+u64 softhca_hw_src_read(struct softhca_hw *hw, const struct softhca_hw_src *src,
+			u64 off, void *buf, u64 len);
 
 /* hw_gid.c */
 u8 softhca_hw_cmd_set_gid(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
@@ -704,12 +717,32 @@ bool softhca_hw_comp_timers(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 void softhca_hw_comp_take_segs(struct softhca_hw_qp *qp,
 			       struct softhca_hw_wqe *w);
 void softhca_hw_comp_reset(struct softhca_hw_qp *qp);
+u32 softhca_hw_comp_base_psn(struct softhca_hw_qp *qp, u32 next);
 
 /* hw_wire.c: where packets go */
-void softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+bool softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			  struct softhca_hw_pkt *pkt);
 void softhca_hw_wire_answer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			    struct softhca_hw_answer *ans);
+bool softhca_hw_wire_path(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			  struct softhca_hw_pkt *pkt);
+
+/* hw_icrc.c: the RoCEv2 invariant CRC */
+u32 softhca_hw_icrc(const u8 *l3, u32 len, bool ipv4);
+
+/* hw_roce.c: the port on the wire (RoCEv2) */
+bool softhca_hw_roce_send(struct softhca_hw *hw,
+			  const struct softhca_hw_pkt *pkt);
+u8 softhca_hw_roce_piece(u8 run_op, bool first, bool last);
+u32 softhca_hw_roce_build(struct softhca_hw *hw,
+			  const struct softhca_hw_pkt *pkt, u8 opcode, u32 psn,
+			  bool ackreq, u64 off, u32 len, u8 *l3, u32 room);
+bool softhca_hw_roce_parse(const u8 *l3, u32 len, bool v4,
+			   struct softhca_hw_pkt *pkt);
+
+/* hw_counters.c */
+u8 softhca_hw_cmd_query_counters(struct softhca_hw *hw,
+				 struct softhca_hw_cmd_ctx *c);
 
 /* hw_flush.c */
 bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);

@@ -92,6 +92,8 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 		       modify_srq),
 	SOFTHCA_HW_CMD(SET_GID, sizeof(struct softhca_set_gid_in), 0,
 		       set_gid),
+	SOFTHCA_HW_CMD(QUERY_COUNTERS, 0, sizeof(struct softhca_counters),
+		       query_counters),
 };
 
 static const struct softhca_hw_cmd_desc *softhca_hw_cmd_find(u16 opcode)

@@ -155,6 +155,29 @@ static u32 softhca_hw_comp_resume_psn(struct softhca_hw_qp *qp,
 			       f->got >> (7 + qp->attr.path_mtu));
 }
 
+/**
+ * softhca_hw_comp_base_psn - the oldest PSN not acknowledged (lock held)
+ * @qp: the requester's QP
+ * @next: the PSN it sends next (returned when nothing is outstanding)
+ *
+ * Return: within the oldest WQE not done, where its answer stands: the
+ * ACKed PSNs of a SEND or WRITE, the responses of a READ. A resend after
+ * a timeout starts there.
+ */
+u32 softhca_hw_comp_base_psn(struct softhca_hw_qp *qp, u32 next)
+{
+	struct softhca_hw_flight *f = softhca_hw_comp_first(qp);
+
+	if (!f)
+		return next;
+	if (softhca_hw_comp_rd(f->opcode))
+		return softhca_hw_comp_resume_psn(qp, f);
+	if (softhca_psn_diff(qp->acked_psn, f->first_psn) > 0 &&
+	    softhca_psn_diff(qp->acked_psn, f->last_psn) <= 0)
+		return qp->acked_psn;
+	return f->first_psn;
+}
+
 /*
  * Everything up to (not including) PSN @psn arrived: SENDs and WRITEs
  * that end before it are done. Return: the first WQE not done.
@@ -181,10 +204,17 @@ static struct softhca_hw_flight *softhca_hw_comp_acked(struct softhca_hw_qp *qp,
 static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 				u32 psn)
 {
+	u32 next = softhca_psn_add(psn, 1);
 	bool progress = false;
 	struct softhca_hw_flight *f;
 
-	f = softhca_hw_comp_acked(qp, softhca_psn_add(psn, 1), &progress);
+	/* part of a long message ACKed counts as progress too */
+	if (softhca_psn_diff(next, qp->acked_psn) > 0) {
+		qp->acked_psn = next;
+		f = softhca_hw_comp_first(qp);
+		progress = f && softhca_psn_diff(next, f->first_psn) > 0;
+	}
+	f = softhca_hw_comp_acked(qp, next, &progress);
 	/* an ACK past a READ or atomic whose answer is missing: resend it */
 	if (f && softhca_hw_comp_rd(f->opcode) &&
 	    softhca_psn_diff(psn, f->first_psn) >= 0) {
@@ -387,7 +417,7 @@ static void softhca_hw_comp_timeout(struct softhca_hw *hw,
 	}
 	if (qp->attr.timeout)
 		qp->retries++;
-	softhca_hw_comp_rewind(qp, softhca_hw_comp_resume_psn(qp, f));
+	softhca_hw_comp_rewind(qp, softhca_hw_comp_base_psn(qp, f->first_psn));
 	qp->deadline = ktime_add_us(now, softhca_hw_timeout_us(qp));
 }
 

@@ -58,6 +58,7 @@
 #define SOFTHCA_HW_GID_TBL_LEN		64
 #define SOFTHCA_HW_ACK_DELAY		15
 #define SOFTHCA_HW_MAX_UD_MSG		4096	/* a UD message: one packet */
+#define SOFTHCA_HW_MAX_UNACKED		256	/* RC PSNs on the wire unACKed */
 
 /* Completion event moderation (MODIFY_CQ). */
 #define SOFTHCA_HW_MAX_CQ_COUNT		U16_MAX

@@ -217,3 +217,38 @@ u64 softhca_hw_copy(struct softhca_hw *hw, const struct softhca_hw_seg *dst,
 	}
 	return done;
 }
+
+/**
+ * softhca_hw_src_read - gather bytes of a payload into the card's buffer
+ * @hw: the card
+ * @src: the payload
+ * @off: the first byte, from the payload's start
+ * @buf: where they go (a frame being built)
+ * @len: bytes to gather
+ *
+ * Return: the bytes gathered (@len unless the payload ends first).
+ */
+u64 softhca_hw_src_read(struct softhca_hw *hw, const struct softhca_hw_src *src,
+			u64 off, void *buf, u64 len)
+{
+	struct softhca_hw_cursor s = { .seg = src->seg, .n = src->nseg };
+	u64 done = 0, n;
+	const void *sp;
+
+	if (src->kind == SOFTHCA_HW_SRC_BUF) {
+		memcpy(buf, src->buf + off, len);
+		return len;
+	}
+	if (src->kind != SOFTHCA_HW_SRC_SEGS)
+		return 0;
+	softhca_hw_cursor_seek(&s, src->off + off);
+	while (done < len) {
+		sp = softhca_hw_cursor_piece(hw, &s, len - done, &n);
+		if (!sp)
+			break;
+		memcpy(buf + done, sp, n);
+		s.off += n;
+		done += n;
+	}
+	return done;
+}

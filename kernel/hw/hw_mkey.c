@@ -43,14 +43,22 @@ static struct softhca_hw_map *softhca_hw_map_alloc(u32 key, u32 access,
 	return map;
 }
 
-/* The MKEY whose current key is @key (the caller holds cmd_mutex). */
+/*
+ * The MKEY a command names (the caller holds cmd_mutex): the one whose
+ * key is @key; a fast-registration MKEY, whose key byte the data path
+ * changes (REG_MR), by its index alone, as mlx5's commands name an MKEY.
+ */
 static struct softhca_hw_mkey *softhca_hw_mkey_find(struct softhca_hw *hw,
 						    u32 key)
 {
 	struct softhca_hw_mkey *mkey = xa_load(&hw->mkeys,
 					       SOFTHCA_MKEY_INDEX(key));
 
-	return mkey && mkey->key == key ? mkey : NULL;
+	if (!mkey)
+		return NULL;
+	if (mkey->flags & SOFTHCA_MKEY_F_FAST_REG)
+		return mkey;
+	return mkey->key == key ? mkey : NULL;
 }
 
 static u8 softhca_hw_mkey_check_ctx(const struct softhca_mkey_ctx *ctx,

@@ -180,6 +180,8 @@ enum softhca_hw_pkt_flags {
  * @hop_limit: IP TTL / hop limit
  * @tclass: IP traffic class
  * @flow_label: IPv6 flow label
+ * @dmac: the next hop's MAC, for the wire
+ * @mtu: the path MTU the run is cut into packets of (bytes)
  * @len: payload bytes
  * @src: where the payload is
  */
@@ -206,6 +208,8 @@ struct softhca_hw_pkt {
 	u8 hop_limit;
 	u8 tclass;
 	u32 flow_label;
+	u8 dmac[6];
+	u32 mtu;
 	u32 len;
 	struct softhca_hw_src src;
 };

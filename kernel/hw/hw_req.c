@@ -164,6 +164,7 @@ static u32 softhca_hw_req_ud(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		pkt.qkey = SOFTHCA_GSI_QKEY;
 	pkt.imm = w->ctrl->imm;
 	memcpy(pkt.dgid, av->dgid, sizeof(pkt.dgid));
+	memcpy(pkt.dmac, av->dmac, sizeof(pkt.dmac));
 	pkt.hop_limit = av->hop_limit;
 	pkt.tclass = av->traffic_class;
 	pkt.flow_label = le32_to_cpu(av->flow_label);
@@ -375,21 +376,6 @@ static u8 softhca_hw_req_opcode(struct softhca_hw_qp *qp, u8 wqe_op,
 	}
 }
 
-/* The path of @qp's packets: addresses, class, hop limit. */
-static bool softhca_hw_req_path(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-				struct softhca_hw_pkt *pkt)
-{
-	if (!softhca_hw_gid_get(hw, qp->attr.sgid_index, pkt->sgid))
-		return false;
-	memcpy(pkt->dgid, qp->attr.dgid, sizeof(pkt->dgid));
-	pkt->hop_limit = qp->attr.hop_limit;
-	pkt->tclass = qp->attr.traffic_class;
-	pkt->flow_label = le32_to_cpu(qp->attr.flow_label);
-	if (softhca_hw_gid_is_v4(pkt->sgid))
-		pkt->flags |= SOFTHCA_PKT_IPV4;
-	return true;
-}
-
 /*
  * Send the next run of the WQE being sent (at most @budget bytes; a READ
  * or an atomic is one request). Return: the payload bytes sent.
@@ -408,7 +394,7 @@ static u64 softhca_hw_req_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	pkt.dest_qpn = le32_to_cpu(qp->attr.dest_qpn);
 	pkt.src_qpn = qp->qpn;
 	pkt.psn = qp->sent_psn;
-	softhca_hw_req_path(hw, qp, &pkt);
+	softhca_hw_wire_path(hw, qp, &pkt);
 
 	if (op == SOFTHCA_WQE_RDMA_READ) {
 		/* one request for what is still to be read */
@@ -495,6 +481,31 @@ static void softhca_hw_req_sent(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 	softhca_hw_req_drop(qp);
 }
 
+/*
+ * RC to another host: sending stops while SOFTHCA_HW_MAX_UNACKED PSNs are
+ * unacknowledged (go-back-N resends everything after a loss; this bounds
+ * it), and waits for an ACK under the transport timer.
+ */
+static bool softhca_hw_req_window_full(struct softhca_hw_qp *qp)
+{
+	u32 next;
+	bool full;
+
+	if (!qp->peer_remote || qp->type != SOFTHCA_QPT_RC)
+		return false;
+	spin_lock_bh(&qp->lock);
+	next = qp->sending ? qp->sent_psn : le32_to_cpu(qp->attr.sq_psn);
+	full = softhca_psn_diff(next, softhca_hw_comp_base_psn(qp, next)) >=
+	       SOFTHCA_HW_MAX_UNACKED;
+	if (full && !qp->timer_armed) {
+		qp->timer_armed = true;
+		qp->deadline = ktime_add_us(ktime_get(),
+					    softhca_hw_timeout_us(qp));
+	}
+	spin_unlock_bh(&qp->lock);
+	return full;
+}
+
 /* The completer asked to send again from qp->rewind_psn (lock held). */
 static void softhca_hw_req_rewind(struct softhca_hw_qp *qp)
 {
@@ -560,7 +571,7 @@ bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		}
 		spin_unlock_bh(&qp->lock);
 
-		if (!budget)
+		if (!budget || softhca_hw_req_window_full(qp))
 			break;
 		if (!qp->sending) {
 			if (wqes >= SOFTHCA_HW_SQ_BUDGET)

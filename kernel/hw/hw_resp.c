@@ -544,6 +544,11 @@ static bool softhca_hw_resp_rc(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 					   softhca_psn_add(epsn,
 							   pkt->npkts - 1));
 	case SOFTHCA_RX_RNR:
+		/*
+		 * The rest of the message (on the wire, its packets are on
+		 * their way) is dropped without another NAK until the resend.
+		 */
+		qp->nak_sent = true;
 		softhca_hw_count(hw, rnr_naks_sent);
 		return softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_RNR |
 					   (qp->attr.min_rnr_timer & 0x1f),

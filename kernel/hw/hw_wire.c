@@ -11,40 +11,63 @@
  * decides it changes (hw->path_gen: GIDs, QP states and attributes,
  * destroyed QPs); the cached pointer is used under RCU and referenced for
  * the delivery. The responder checks every packet anyway.
+ *
+ * A packet for another host leaves through the port (hw_roce.c); what
+ * comes back arrives in the port's receive handler.
  */
 #include "hw.h"
 
-/* The QP @qp sends to, referenced, or NULL (the requester's context). */
+/*
+ * The QP @qp sends to, referenced, or NULL (the requester's context);
+ * *@remote: the peer is on another host.
+ */
 static struct softhca_hw_qp *softhca_hw_wire_peer(struct softhca_hw *hw,
-						  struct softhca_hw_qp *qp)
+						  struct softhca_hw_qp *qp,
+						  bool *remote)
 {
 	struct softhca_hw_qp *peer;
 	u64 gen;
 
 	rcu_read_lock();
 	gen = atomic64_read(&hw->path_gen);
-	if (qp->path_gen == gen) {
-		peer = qp->peer;
-	} else {
-		peer = NULL;
-		if (softhca_hw_gid_is_local(hw, qp->attr.dgid))
-			peer = xa_load(&hw->qps, le32_to_cpu(qp->attr.dest_qpn));
-		qp->peer = peer;
+	if (qp->path_gen != gen) {
+		qp->peer_remote = !softhca_hw_gid_is_local(hw, qp->attr.dgid);
+		qp->peer = qp->peer_remote ? NULL :
+			   xa_load(&hw->qps, le32_to_cpu(qp->attr.dest_qpn));
 		qp->path_gen = gen;
 	}
+	peer = qp->peer;
+	*remote = qp->peer_remote;
 	if (peer && !refcount_inc_not_zero(&peer->ref))
 		peer = NULL;
 	rcu_read_unlock();
 	return peer;
 }
 
-/* The local QP @dest_qpn at @dgid, referenced, or NULL. */
-static struct softhca_hw_qp *softhca_hw_wire_local(struct softhca_hw *hw,
-						   const u8 *dgid, u32 dest_qpn)
+/**
+ * softhca_hw_wire_path - fill in the path of @qp's packets (RC, UC)
+ * @hw: the card
+ * @qp: the QP
+ * @pkt: its addresses, class, hop limit, next hop and MTU are set
+ *
+ * Return: false if the QP's source GID is gone from the table.
+ */
+bool softhca_hw_wire_path(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			  struct softhca_hw_pkt *pkt)
 {
-	if (!softhca_hw_gid_is_local(hw, dgid))
-		return NULL;
-	return softhca_hw_qp_get(hw, dest_qpn);
+	if (!softhca_hw_gid_get(hw, qp->attr.sgid_index, pkt->sgid))
+		return false;
+	memcpy(pkt->dgid, qp->attr.dgid, sizeof(pkt->dgid));
+	memcpy(pkt->dmac, qp->attr.dmac, sizeof(pkt->dmac));
+	pkt->hop_limit = qp->attr.hop_limit;
+	pkt->tclass = qp->attr.traffic_class;
+	pkt->flow_label = le32_to_cpu(qp->attr.flow_label);
+	pkt->mtu = softhca_mtu_bytes(qp->attr.path_mtu);
+	if (softhca_hw_gid_is_v4(pkt->sgid))
+		pkt->flags |= SOFTHCA_PKT_IPV4;
+	else
+		pkt->flags &= ~SOFTHCA_PKT_IPV4;
+	return true;
 }
 
 /**
@@ -54,25 +77,35 @@ static struct softhca_hw_qp *softhca_hw_wire_local(struct softhca_hw *hw,
  * @pkt: the packet (or run of packets)
  *
  * Between QPs of this card the responder takes it now and its answer goes
- * to @qp's completer before this returns.
+ * to @qp's completer before this returns; for another host it leaves
+ * through the port, and the answer comes back later.
+ *
+ * Return: true if it went to another host.
  */
-void softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+bool softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			  struct softhca_hw_pkt *pkt)
 {
 	struct softhca_hw_answer ans;
 	struct softhca_hw_qp *dst;
+	bool remote;
 
+	if (qp->type == SOFTHCA_QPT_UD || qp->type == SOFTHCA_QPT_GSI) {
+		remote = !softhca_hw_gid_is_local(hw, pkt->dgid);
+		dst = remote ? NULL : softhca_hw_qp_get(hw, pkt->dest_qpn);
+	} else {
+		dst = softhca_hw_wire_peer(hw, qp, &remote);
+	}
+	if (remote) {
+		if (!softhca_hw_roce_send(hw, pkt))
+			softhca_hw_count_n(hw, tx_dropped, pkt->npkts);
+		return true;
+	}
 	softhca_hw_count_n(hw, tx_packets, pkt->npkts);
 	softhca_hw_count_n(hw, tx_bytes, pkt->len);
-	if (qp->type == SOFTHCA_QPT_UD || qp->type == SOFTHCA_QPT_GSI)
-		dst = softhca_hw_wire_local(hw, pkt->dgid, pkt->dest_qpn);
-	else
-		dst = softhca_hw_wire_peer(hw, qp);
 	if (!dst) {
 		/* nobody here answers: RC times out, UC and UD are gone */
-		if (softhca_hw_gid_is_local(hw, pkt->dgid))
-			softhca_hw_count(hw, drop_no_qp);
-		return;
+		softhca_hw_count(hw, drop_no_qp);
+		return false;
 	}
 	softhca_hw_count_n(hw, rx_packets, pkt->npkts);
 	softhca_hw_count_n(hw, rx_bytes, pkt->len);
@@ -81,6 +114,7 @@ void softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		softhca_hw_answer_put(&ans);
 	}
 	softhca_hw_qp_put(dst);
+	return false;
 }
 
 /**
@@ -95,11 +129,20 @@ void softhca_hw_wire_answer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			    struct softhca_hw_answer *ans)
 {
 	struct softhca_hw_qp *dst;
+	bool path;
 
+	if (!softhca_hw_gid_is_local(hw, qp->attr.dgid)) {
+		spin_lock_bh(&qp->lock);
+		path = softhca_hw_wire_path(hw, qp, &ans->pkt);
+		spin_unlock_bh(&qp->lock);
+		if (!path || !softhca_hw_roce_send(hw, &ans->pkt))
+			softhca_hw_count_n(hw, tx_dropped, ans->pkt.npkts);
+		softhca_hw_answer_put(ans);
+		return;
+	}
 	softhca_hw_count_n(hw, tx_packets, ans->pkt.npkts);
 	softhca_hw_count_n(hw, tx_bytes, ans->pkt.len);
-	dst = softhca_hw_wire_local(hw, qp->attr.dgid,
-				    le32_to_cpu(qp->attr.dest_qpn));
+	dst = softhca_hw_qp_get(hw, le32_to_cpu(qp->attr.dest_qpn));
 	if (dst) {
 		softhca_hw_count_n(hw, rx_packets, ans->pkt.npkts);
 		softhca_hw_count_n(hw, rx_bytes, ans->pkt.len);

@@ -13,6 +13,7 @@
 #include <linux/if_ether.h>
 
 struct device;
+struct net_device;
 struct page;
 struct softhca_hw;
 
@@ -20,6 +21,16 @@ struct softhca_hw;
 struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN]);
 /* Remove it; the driver has freed its IRQs and stopped using it. */
 void softhca_hw_unplug(struct softhca_hw *hw);
+
+/*
+ * Wire the card's Ethernet port to @ndev: packets for other hosts leave
+ * through it and RoCEv2 packets for the card's addresses arriving on it
+ * are the card's. -EBUSY: @ndev has a receive handler already (a bridge
+ * or bond port). Unwire with @rtnl_held saying whether the caller holds
+ * RTNL (a netdev notifier does).
+ */
+int softhca_hw_attach_netdev(struct softhca_hw *hw, struct net_device *ndev);
+void softhca_hw_detach_netdev(struct softhca_hw *hw, bool rtnl_held);
 
 /* The card's bus device: DMA mappings are made against it. */
 struct device *softhca_hw_device(struct softhca_hw *hw);
