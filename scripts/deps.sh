@@ -13,6 +13,7 @@ pkgs=(
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev rdmacm-utils
 	perftest python3-pyverbs linux-source-6.1
 	python3-sphinx
+	tcpdump tshark iputils-ping
 )
 
 missing=()

@@ -1,0 +1,303 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# RoCEv2 on the wire (issue 11). Two veth pairs (MTU 9000: 4096-byte RoCE
+# MTU):
+#
+#   init_net  veth50 10.5.0.1 rxe0       <->  netns sa  veth51 10.5.0.2 softhca50
+#   init_net  veth60 10.6.0.1 softhca60  <->  netns sb  veth61 10.6.0.2 softhca61
+#
+# rxe in 6.1 takes UDP 4791 in the initial namespace only, so the softhca
+# end facing it lives in a namespace (created there with ip netns exec);
+# ib_core resolves each side's next hop in the namespace of its GID's
+# netdev. Between each pair, both ways: ibv_rc_pingpong (4 KiB, 1 MiB),
+# ibv_ud_pingpong, perftest, and softhca-wiretest's checked transfers;
+# then loss, duplication and reordering (netem), a peer that is gone,
+# hostile packets, a capture decoded by tshark, the port's counters, and
+# a bridge port refused.
+. "$SOFTHCA_TOP/tests/vm/lib.sh"
+
+W=$BIN/softhca-wiretest
+PORT=18515
+
+# nsx <netns or ""> <command...>: run in that namespace ("" = init_net).
+nsx() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# gid_index <ibdev> <ipv4>: the index of the RoCE v2 GID of that address
+# (read with the shell's own read: rxe has 1024 GID entries).
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 want f i g t
+	want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' ${2//./ })
+	for f in "$d"/gids/*; do
+		i=${f##*/}
+		read -r g < "$f" 2>/dev/null || continue
+		[ "$g" = "$want" ] || continue
+		read -r t < "$d/gid_attrs/types/$i" 2>/dev/null || continue
+		[ "$t" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# all_gids: every device has the GID of its address.
+all_gids() {
+	gid_index rxe0 10.5.0.1 && gid_index softhca50 10.5.0.2 &&
+		gid_index softhca60 10.6.0.1 && gid_index softhca61 10.6.0.2
+}
+
+# until_ok <seconds> <command...>: retry until it succeeds, for at most
+# that long (wait_for counts tries, and these tries are slow).
+until_ok() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+
+modprobe rdma_rxe
+modprobe sch_netem
+ip netns add sa
+ip netns add sb
+ip -n sa link set lo up
+ip -n sb link set lo up
+ip link add veth50 mtu 9000 type veth peer name veth51 mtu 9000 netns sa
+ip link add veth60 mtu 9000 type veth peer name veth61 mtu 9000 netns sb
+ip addr add 10.5.0.1/24 dev veth50
+ip addr add 10.6.0.1/24 dev veth60
+ip -n sa addr add 10.5.0.2/24 dev veth51
+ip -n sb addr add 10.6.0.2/24 dev veth61
+ip link set veth50 up
+ip link set veth60 up
+ip -n sa link set veth51 up
+ip -n sb link set veth61 up
+
+check link-add-rxe rdma link add rxe0 type rxe netdev veth50
+check link-add-in-netns ip netns exec sa rdma link add softhca50 type softhca netdev veth51
+check link-add-pair rdma link add softhca60 type softhca netdev veth60
+check link-add-pair-in-netns ip netns exec sb rdma link add softhca61 type softhca netdev veth61
+# GIDs come from the addresses, asynchronously
+check gids-found until_ok 60 all_gids
+g_rxe=$(gid_index rxe0 10.5.0.1)
+g50=$(gid_index softhca50 10.5.0.2)
+g60=$(gid_index softhca60 10.6.0.1)
+g61=$(gid_index softhca61 10.6.0.2)
+# what is not RoCE passes the card untouched: ARP and ICMP both ways
+check ping-through-card ip netns exec sa ping -c 3 -W 5 10.5.0.1
+check ping-through-both-cards ip netns exec sb ping -c 3 -W 5 10.6.0.1
+
+# Captures of the wire's first 20000 RoCE frames each, for tshark and an
+# ICRC check of every frame later.
+CAP=/tmp/softhca-t50
+mkdir -p $CAP
+tcpdump -i veth50 -s 0 -c 20000 -U -w $CAP/rxe.pcap udp port 4791 >$LOGS/$GROUP.tcpdump-rxe.log 2>&1 &
+cap1=$!
+tcpdump -i veth60 -s 0 -c 20000 -U -w $CAP/pair.pcap udp port 4791 >$LOGS/$GROUP.tcpdump-pair.log 2>&1 &
+cap2=$!
+check tcpdump-ready until_ok 30 sh -c "grep -q listening $LOGS/$GROUP.tcpdump-rxe.log && grep -q listening $LOGS/$GROUP.tcpdump-pair.log"
+
+# wait_listen_ns <netns> <pid> <port>: the server in <netns> listens.
+wait_listen_ns() {
+	local ns=$1 pid=$2 port=$3 i
+	for ((i = 0; i < READY_TIMEOUT * 10; i++)); do
+		nsx "$ns" ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "wait_listen_ns: nothing listens on port $port in '${ns:-init_net}'" >&2
+	return 1
+}
+
+# two_sided <case> <server: ns dev gid> <client: ns dev gid> <server IP>
+#   <ok: pingpong|perftest:<iters>> <tool> <args...>
+# The server starts in its namespace on its device, the client in its own
+# once the server listens; both succeed and the client's output shows the
+# run (pingpong: "iters in" on both, no invalid data; perftest: a result
+# row with the iterations and a positive figure).
+two_sided() {
+	local name=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
+	local ok=$9 tool=${10} slog=$LOGS/$GROUP.$1.server.log
+	local clog=$LOGS/$GROUP.$1.client.log srv rc src try gflag=-g
+	shift 10
+	case $ok in perftest:*) gflag=-x ;; esac
+	logmap "$name" "$clog"
+	for try in 1 2; do
+		: > "$clog"
+		nsx "$sns" timeout 300 "$tool" -d "$sdev" $gflag "$sgid" "$@" >"$slog" 2>&1 &
+		srv=$!
+		if wait_listen_ns "$sns" $srv $PORT 2>>"$clog"; then
+			nsx "$cns" timeout 300 "$tool" -d "$cdev" $gflag "$cgid" "$@" "$ip" >>"$clog" 2>&1
+			rc=$?
+		else
+			rc=125
+			kill $srv 2>/dev/null
+		fi
+		wait $srv
+		src=$?
+		# perftest's own clock calibration and TCP exchange (see t30)
+		if grep -q "Correlation coefficient" "$clog"; then
+			cp "$clog" "$clog.calibration-failed"
+		elif grep -q "Unable to read from socket" "$clog" "$slog"; then
+			cp "$clog" "$clog.exchange-failed"
+		else
+			break
+		fi
+	done
+	case $ok in
+	pingpong)
+		[ $rc -eq 0 ] && [ $src -eq 0 ] && grep -q 'iters in' "$clog" &&
+			grep -q 'iters in' "$slog" &&
+			! grep -q 'invalid data' "$clog" "$slog"
+		;;
+	perftest:*)
+		[ $rc -eq 0 ] && [ $src -eq 0 ] &&
+			awk -v n="${ok#perftest:}" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $2 == n && $4 > 0 {ok=1}
+				END {exit !ok}' "$clog"
+		;;
+	esac
+	if [ $? -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name" "client exit $rc, server exit $src: $(tail -n 1 "$clog")"
+	fi
+}
+
+# interop <prefix> <A: ns dev gid ip> <B: ns dev gid ip>: the real tools,
+# A serving B and B serving A.
+interop() {
+	local p=$1 ans=$2 adev=$3 agid=$4 aip=$5 bns=$6 bdev=$7 bgid=$8 bip=$9
+	local s c
+	for s in a b; do
+		if [ $s = a ]; then
+			set -- "$ans" "$adev" "$agid" "$bns" "$bdev" "$bgid" "$aip"
+		else
+			set -- "$bns" "$bdev" "$bgid" "$ans" "$adev" "$agid" "$bip"
+		fi
+		c=$p.$2-serves
+		two_sided "$c.rc-pingpong-4k" "$@" pingpong ibv_rc_pingpong -c -m 4096 -s 4096 -n 500
+		two_sided "$c.rc-pingpong-1m" "$@" pingpong ibv_rc_pingpong -c -m 1024 -s 1048576 -n 20
+		two_sided "$c.ud-pingpong" "$@" pingpong ibv_ud_pingpong -c -s 2048 -n 500
+		two_sided "$c.ib_write_bw" "$@" perftest:1000 ib_write_bw -F -n 1000
+		two_sided "$c.ib_read_bw" "$@" perftest:1000 ib_read_bw -F -n 1000
+		two_sided "$c.ib_send_bw" "$@" perftest:1000 ib_send_bw -F -n 1000
+		two_sided "$c.ib_atomic_bw" "$@" perftest:1000 ib_atomic_bw -F -n 1000
+		two_sided "$c.ib_send_lat" "$@" perftest:1000 ib_send_lat -F -n 1000
+	done
+}
+
+interop rxe "" rxe0 "$g_rxe" 10.5.0.1 sa softhca50 "$g50" 10.5.0.2
+interop pair "" softhca60 "$g60" 10.6.0.1 sb softhca61 "$g61" 10.6.0.2
+
+# Checked transfers: each way, every opcode, sizes to 16 MiB.
+check_tool timeout 1200 "$W" softhca50 "$g50" rxe0 "$g_rxe" mtu=4096 \
+	name=rxe.softhca-first stream=30 burst atomics ud rnr access peer-gone
+check_tool timeout 1200 "$W" rxe0 "$g_rxe" softhca50 "$g50" mtu=1024 \
+	name=rxe.rxe-first seed=2 stream=20 burst atomics ud rnr access peer-gone
+check_tool timeout 1200 "$W" softhca60 "$g60" softhca61 "$g61" mtu=4096 \
+	name=pair stream=40 burst atomics ud rnr access peer-gone
+
+# counter <ibdev> <name>: one hardware counter, from rdma statistic.
+counter() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' |
+		awk -v n="$2" 'prev == n {print; exit} {prev = $0}'
+}
+
+# Loss, duplication and reordering both ways: transfers still complete
+# with every byte right, and the counters show the resends.
+re0=$(counter softhca60 retransmits)
+tc qdisc add dev veth60 root netem loss 2% duplicate 1% reorder 5% delay 1ms
+ip netns exec sb tc qdisc add dev veth61 root netem loss 2% duplicate 1% reorder 5% delay 1ms
+check_tool timeout 1800 "$W" softhca60 "$g60" softhca61 "$g61" mtu=4096 \
+	name=netem seed=3 timeout=600 stream=30 burst
+tc qdisc del dev veth60 root
+ip netns exec sb tc qdisc del dev veth61 root
+re1=$(counter softhca60 retransmits)
+re61=$(counter softhca61 retransmits)
+logmap netem-counted-retransmits "$LOGS/$GROUP.counters-netem.log"
+rdma statistic show link softhca60/1 > "$LOGS/$GROUP.counters-netem.log"
+rdma statistic show link softhca61/1 >> "$LOGS/$GROUP.counters-netem.log"
+if [ -n "$re0" ] && [ -n "$re1" ] && [ $((re1 - re0 + re61)) -gt 0 ]; then
+	pass netem-counted-retransmits
+else
+	fail netem-counted-retransmits "retransmits ${re0:-?} -> ${re1:-?} (softhca61: ${re61:-?})"
+fi
+
+# The counters are there and move with the traffic.
+counters_show_traffic() {
+	local d c v
+	for d in softhca50 softhca60 softhca61; do
+		rdma statistic show link $d/1 || return 1
+		for c in tx_packets rx_packets tx_bytes rx_bytes; do
+			v=$(counter $d $c)
+			[ -n "$v" ] && [ "$v" -gt 0 ] || { echo "$d $c: '$v'"; return 1; }
+		done
+	done
+	test -r /sys/class/infiniband/softhca50/ports/1/hw_counters/rx_drop_icrc
+}
+check counters-show-traffic counters_show_traffic
+
+# tshark decodes the captures as RoCEv2 (InfiniBand over UDP 4791), every
+# frame, none malformed; rxe's and softhca's frames are both in them.
+kill $cap1 $cap2 2>/dev/null
+wait $cap1 $cap2
+decodes() {
+	local f=$1 n ib bad
+	n=$(tshark -r "$f" 2>/dev/null | wc -l)
+	ib=$(tshark -r "$f" -Y infiniband 2>/dev/null | wc -l)
+	bad=$(tshark -r "$f" -Y '_ws.malformed || _ws.expert.severity == error' 2>/dev/null | wc -l)
+	echo "$f: $n frames, $ib InfiniBand, $bad malformed or in error"
+	tshark -r "$f" -T fields -e infiniband.bth.opcode 2>/dev/null | sort | uniq -c
+	[ "$n" -gt 1000 ] && [ "$ib" -eq "$n" ] && [ "$bad" -eq 0 ]
+}
+check tshark-decodes-rxe-capture decodes $CAP/rxe.pcap
+check tshark-decodes-pair-capture decodes $CAP/pair.pcap
+# both ends' frames: from 10.5.0.1 (rxe) and from 10.5.0.2 (softhca)
+check capture-icrcs-valid python3 "$SOFTHCA_TOP/tests/vm/roce.py" check-pcap $CAP/rxe.pcap 10.5.0.1 4
+check capture-icrcs-valid-pair python3 "$SOFTHCA_TOP/tests/vm/roce.py" check-pcap $CAP/pair.pcap
+check capture-has-both-ends sh -c "tshark -r $CAP/rxe.pcap -Y 'ip.src == 10.5.0.1' | grep -q . && tshark -r $CAP/rxe.pcap -Y 'ip.src == 10.5.0.2' | grep -q ."
+
+# Hostile packets to softhca61 from init_net: random UDP payloads to port
+# 4791 are all dropped and counted (bad ICRC, or too short to parse); a
+# well-formed packet with a valid ICRC (computed here, in Python) for a
+# QP that does not exist is counted as such; the card then still works.
+icrc0=$(counter softhca61 rx_drop_icrc)
+mal0=$(counter softhca61 rx_drop_malformed)
+noqp0=$(counter softhca61 rx_drop_no_qp)
+check hostile-send python3 "$SOFTHCA_TOP/tests/vm/roce.py" inject 10.6.0.1 10.6.0.2 200
+icrc1=$(counter softhca61 rx_drop_icrc)
+mal1=$(counter softhca61 rx_drop_malformed)
+noqp1=$(counter softhca61 rx_drop_no_qp)
+expect_eq hostile-garbage-dropped-and-counted $((icrc1 - icrc0 + mal1 - mal0)) 200
+expect_eq hostile-valid-icrc-no-qp-counted $((noqp1 - noqp0)) 1
+two_sided pair.after-hostile.rc-pingpong sb softhca61 "$g61" "" softhca60 "$g60" 10.6.0.2 pingpong ibv_rc_pingpong -c -n 100
+
+# A bridge port has a receive handler already: refused, and said why.
+ip link add br70 type bridge
+ip link add veth70 type veth peer name veth71
+ip link set veth70 master br70
+check_fails bridge-port-refused "busy" rdma link add softhca70 type softhca netdev veth70
+check bridge-port-refusal-logged sh -c "dmesg | grep -q 'softhca: veth70 already has a receive handler'"
+check bridge-itself-accepted rdma link add softhca70 type softhca netdev br70
+check bridge-link-delete rdma link delete softhca70
+ip link del br70
+ip link del veth70
+
+# Teardown: the devices go, the module holds nothing of the netdevs.
+check link-delete rdma link delete softhca60
+check link-delete-in-netns ip netns exec sa rdma link delete softhca50
+# a netdev going away takes its device along
+ip netns del sb
+check netns-gone-takes-device until_ok 60 sh -c "! rdma dev show softhca61 >/dev/null 2>&1"
+rdma link delete rxe0
+ip netns del sa
+ip link del veth60 2>/dev/null
+rm -rf $CAP
