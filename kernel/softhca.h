@@ -16,6 +16,7 @@
 
 #include "../include/softhca_prm.h"
 #include "hw/softhca_hw.h"
+#include "softhca_kq.h"
 
 #define SOFTHCA_DRV_NAME	"softhca"
 #define SOFTHCA_PORT		1
