@@ -57,6 +57,9 @@ struct softhca_dev_caps {
 	u32 cqe_size;
 	u32 dbrec_align;
 	u32 max_ah;
+	u32 max_fast_reg_pages;
+	u32 max_cq_count;
+	u32 max_cq_period_us;
 };
 
 struct softhca_cmd_slot {
@@ -108,6 +111,37 @@ struct softhca_eq {
 	char name[32];
 };
 
+/* Doorbell records of kernel queues (softhca_kdbrec.c). */
+#define SOFTHCA_KDBREC_SIZE	64
+#define SOFTHCA_KDBREC_PER_PAGE	(PAGE_SIZE / SOFTHCA_KDBREC_SIZE)
+
+struct softhca_kdbrec_ops {
+	void *(*alloc)(void *ctx, dma_addr_t *dma);	/* a zeroed page */
+	void (*free)(void *ctx, void *cpu, dma_addr_t dma);
+};
+
+struct softhca_kdbrec_page {
+	struct list_head list;
+	void *cpu;
+	dma_addr_t dma;
+	unsigned int nused;
+	DECLARE_BITMAP(used, SOFTHCA_KDBREC_PER_PAGE);
+};
+
+struct softhca_kdbrec_pool {
+	struct mutex lock;		/* pages, their bitmaps and counts */
+	struct list_head pages;
+	const struct softhca_kdbrec_ops *ops;
+	void *ctx;
+};
+
+struct softhca_kdbrec {
+	struct softhca_kdbrec_page *page;
+	unsigned int slot;
+	void *cpu;
+	dma_addr_t dma;
+};
+
 struct softhca_dev {
 	struct ib_device ibdev;
 	struct softhca_hw *hw;
@@ -125,6 +159,17 @@ struct softhca_dev {
 	struct xarray cqs;		/* cqn -> softhca_cq, for EQE dispatch */
 	struct xarray qps;		/* qpn -> softhca_qp, for EQE dispatch */
 	struct xarray mrs;		/* mkey index -> xa_mk_value(mkey) */
+	struct xarray srqs;		/* srqn -> softhca_srq, for EQE dispatch */
+	/* what kernel verbs use (softhca_kverbs.c) */
+	u32 kuar;			/* the kernel's UAR */
+	void *kuar_va;			/* its page */
+	bool kuar_valid;
+	struct softhca_kdbrec_pool kdbrecs;
+	u32 kpdn;			/* the driver's PD, for the lkey */
+	bool kpd_valid;
+	u32 reserved_lkey;		/* local_dma_lkey, 0 if none */
+	u32 max_ah;			/* AHs are driver objects */
+	atomic_t num_ahs;
 	struct mutex uctx_lock;		/* uctx_list */
 	struct list_head uctx_list;
 	struct dentry *debugfs;
@@ -192,10 +237,16 @@ static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct softhca_pd, ibpd);
 }
 
+enum softhca_mr_kind {
+	SOFTHCA_MR_USER,		/* reg_user_mr: a PAS over pinned memory */
+	SOFTHCA_MR_DMA,			/* get_dma_mr: F_PA */
+};
+
 struct softhca_mr {
 	struct ib_mr ibmr;
+	enum softhca_mr_kind kind;
 	struct ib_umem *umem;
-	u32 mkey;
+	u32 mkey;			/* the key it was created with */
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -324,11 +375,33 @@ void softhca_dbrec_unmap(struct softhca_dbrec_table *t,
 unsigned int softhca_dbrec_pinned_pages(struct softhca_dbrec_table *t);
 extern const struct softhca_dbrec_ops softhca_dbrec_umem_ops;
 
+/* softhca_kdbrec.c */
+void softhca_kdbrec_pool_init(struct softhca_kdbrec_pool *pool,
+			      const struct softhca_kdbrec_ops *ops, void *ctx);
+int softhca_kdbrec_alloc(struct softhca_kdbrec_pool *pool,
+			 struct softhca_kdbrec *db);
+void softhca_kdbrec_free(struct softhca_kdbrec_pool *pool,
+			 struct softhca_kdbrec *db);
+unsigned int softhca_kdbrec_pages(struct softhca_kdbrec_pool *pool);
+extern const struct softhca_kdbrec_ops softhca_kdbrec_coherent_ops;
+
+/* softhca_kverbs.c */
+int softhca_kverbs_init(struct softhca_dev *dev);
+void softhca_kverbs_cleanup(struct softhca_dev *dev);
+void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn);
+
 /* softhca_pd.c */
 int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* softhca_mr.c */
+#define SOFTHCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+u32 softhca_mr_access(int access);
+int softhca_mkey_create(struct softhca_dev *dev,
+			const struct softhca_mkey_ctx *ctx, u32 *key);
+int softhca_mkey_destroy(struct softhca_dev *dev, u32 key);
+struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);

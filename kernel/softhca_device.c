@@ -25,6 +25,7 @@ static void softhca_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&softhca_dev_lock);
 
 	softhca_debugfs_cleanup(dev);
+	softhca_kverbs_cleanup(dev);
 	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 	softhca_hw_unplug(dev->hw);
@@ -57,6 +58,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.fill_res_mr_entry_raw = softhca_fill_res_mr_entry_raw,
 	.fill_res_qp_entry_raw = softhca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
+	.get_dma_mr = softhca_get_dma_mr,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
 	.mmap = softhca_mmap,
@@ -186,8 +188,13 @@ static int softhca_init_hw(struct softhca_dev *dev, const char *name)
 		ibdev_err(&dev->ibdev, "event queues failed (%d)\n", ret);
 		goto err_cmd;
 	}
+	ret = softhca_kverbs_init(dev);
+	if (ret)
+		goto err_eqs;
 	return 0;
 
+err_eqs:
+	softhca_eqs_cleanup(dev);
 err_cmd:
 	softhca_cmd_cleanup(dev);
 	return ret;
@@ -203,7 +210,8 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 	ibdev->node_guid = cpu_to_be64(dev->caps.node_guid);
 	strscpy(ibdev->node_desc, "softhca", sizeof(ibdev->node_desc));
 	ibdev->dev.parent = softhca_hw_device(dev->hw);
-	ibdev->local_dma_lkey = 0;
+	/* 0 when the card has no F_PA MKEYs (and no IBK_LOCAL_DMA_LKEY) */
+	ibdev->local_dma_lkey = dev->reserved_lkey;
 	/* zero-WR posts are the provider's wake-up call */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -298,6 +306,7 @@ err_registered_dealloc:
 	return ret;
 
 err_hw:
+	softhca_kverbs_cleanup(dev);
 	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 err_dealloc:
