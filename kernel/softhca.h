@@ -286,6 +286,17 @@ static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct softhca_qp, ibqp);
 }
 
+/* An address handle: the address vector of the kernel's UD sends. */
+struct softhca_ah {
+	struct ib_ah ibah;
+	struct softhca_wqe_av av;	/* dest_qpn and qkey are per send */
+};
+
+static inline struct softhca_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct softhca_ah, ibah);
+}
+
 /* The PAS list of one command (softhca_pas.c). */
 struct softhca_pas_buf {
 	u32 npages;
@@ -425,6 +436,13 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 void softhca_qp_event(struct softhca_dev *dev, u32 qpn, u8 type, u32 data);
+
+/* softhca_ah.c */
+int softhca_ah_to_av(const struct rdma_ah_attr *attr, u32 gid_table_len,
+		     struct softhca_wqe_av *av);
+int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int softhca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* softhca_uapi.c, softhca_wake.c: the driver's own uverbs objects */
 extern const struct uapi_definition softhca_uapi_defs[];
