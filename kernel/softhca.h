@@ -286,6 +286,46 @@ static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct softhca_qp, ibqp);
 }
 
+struct softhca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	bool kernel;
+	u32 max_wr;			/* as reported */
+	u32 max_sge;
+	/* user SRQs: the provider's ring and record */
+	struct ib_umem *umem;
+	struct softhca_dbrec db;
+	/* kernel SRQs */
+	spinlock_t lock;		/* ring's free list, counter, record */
+	struct softhca_ksrq ring;
+	dma_addr_t ring_dma;
+	size_t ring_size;
+	struct softhca_kdbrec kdb;
+	struct softhca_srq_dbrec *dbrec;	/* kdb.cpu */
+	/* one reference more while an EQ tasklet delivers to it */
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softhca_srq, ibsrq);
+}
+
+/* ib_sge and the encoder's SGE are one layout: lists pass as they are. */
+static_assert(sizeof(struct ib_sge) == sizeof(struct softhca_wqe_sge));
+static_assert(offsetof(struct ib_sge, addr) ==
+	      offsetof(struct softhca_wqe_sge, addr));
+static_assert(offsetof(struct ib_sge, length) ==
+	      offsetof(struct softhca_wqe_sge, length));
+static_assert(offsetof(struct ib_sge, lkey) ==
+	      offsetof(struct softhca_wqe_sge, lkey));
+
+static inline const struct softhca_wqe_sge *softhca_sgl(const struct ib_sge *sg)
+{
+	return (const struct softhca_wqe_sge *)sg;
+}
+
 /* An address handle: the address vector of the kernel's UD sends. */
 struct softhca_ah {
 	struct ib_ah ibah;
@@ -443,6 +483,20 @@ int softhca_ah_to_av(const struct rdma_ah_attr *attr, u32 gid_table_len,
 int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);
 int softhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* softhca_srq.c */
+int softhca_srq_geometry(const struct softhca_dev_caps *c,
+			 const struct ib_srq_attr *want, u32 *log_size,
+			 u32 *stride, struct ib_srq_attr *got);
+int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int softhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+void softhca_srq_event(struct softhca_dev *dev, u32 srqn, u8 type, u32 data);
 
 /* softhca_uapi.c, softhca_wake.c: the driver's own uverbs objects */
 extern const struct uapi_definition softhca_uapi_defs[];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit suite "softhca_kq": the bookkeeping of kernel queues,
- * kernel/softhca_kq.c, on plain memory rings. A send completion names its WQE by its first basic block
+ * kernel/softhca_kq.c, and the sizing of kernel SRQs, on plain memory
+ * rings. A send completion names its WQE by its first basic block
  * and retires the unsignaled WQEs before it; full queues (by WQEs and by
  * basic blocks) refuse; WQEs wrap around the ring and the 32-bit
  * counters; receive queues return wr_ids in order; an SRQ's free list
@@ -345,12 +346,63 @@ static void ksrq_free_list_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srq.counter, nposted);
 }
 
+static const struct softhca_dev_caps test_caps = {
+	.max_qp_wr = 32768,
+	.max_sge = 16,
+	.max_inline_data = 256,
+	.max_srq_wr = 32767,
+	.max_srq_sge = 16,
+};
+
+/* Kernel SRQ sizing: one spare WQE, strides of 32 bytes and up. */
+static void srq_geometry_test(struct kunit *test)
+{
+	struct ib_srq_attr want = { .max_wr = 100, .max_sge = 3 }, got;
+	u32 log_size, stride;
+
+	KUNIT_ASSERT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got), 0);
+	KUNIT_EXPECT_EQ(test, log_size, 7u);
+	KUNIT_EXPECT_EQ(test, stride, 64u);
+	KUNIT_EXPECT_EQ(test, got.max_wr, 127u);
+	KUNIT_EXPECT_EQ(test, got.max_sge, 3u);
+
+	want = (struct ib_srq_attr){ .max_wr = 1, .max_sge = 0 };
+	KUNIT_ASSERT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got), 0);
+	KUNIT_EXPECT_EQ(test, log_size, 1u);
+	KUNIT_EXPECT_EQ(test, stride, 32u);
+	KUNIT_EXPECT_EQ(test, got.max_wr, 1u);
+	KUNIT_EXPECT_EQ(test, got.max_sge, 1u);
+
+	want = (struct ib_srq_attr){ .max_wr = 127, .max_sge = 16 };
+	KUNIT_ASSERT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got), 0);
+	KUNIT_EXPECT_EQ(test, log_size, 7u);
+	KUNIT_EXPECT_EQ(test, stride, 512u);
+	KUNIT_EXPECT_EQ(test, got.max_sge, 16u);
+
+	want = (struct ib_srq_attr){ .max_wr = 0, .max_sge = 1 };
+	KUNIT_EXPECT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got),
+			-EINVAL);
+	want = (struct ib_srq_attr){ .max_wr = 32768, .max_sge = 1 };
+	KUNIT_EXPECT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got),
+			-EINVAL);
+	want = (struct ib_srq_attr){ .max_wr = 1, .max_sge = 17 };
+	KUNIT_EXPECT_EQ(test, softhca_srq_geometry(&test_caps, &want,
+						   &log_size, &stride, &got),
+			-EINVAL);
+}
+
 static struct kunit_case kq_cases[] = {
 	KUNIT_CASE(ksq_retire_unsignaled_test),
 	KUNIT_CASE(ksq_full_test),
 	KUNIT_CASE(ksq_wrap_test),
 	KUNIT_CASE(krq_test),
 	KUNIT_CASE(ksrq_free_list_test),
+	KUNIT_CASE(srq_geometry_test),
 	{}
 };
 
