@@ -240,6 +240,7 @@ static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
 enum softhca_mr_kind {
 	SOFTHCA_MR_USER,		/* reg_user_mr: a PAS over pinned memory */
 	SOFTHCA_MR_DMA,			/* get_dma_mr: F_PA */
+	SOFTHCA_MR_FAST_REG,		/* alloc_mr: F_FAST_REG */
 };
 
 struct softhca_mr {
@@ -247,6 +248,11 @@ struct softhca_mr {
 	enum softhca_mr_kind kind;
 	struct ib_umem *umem;
 	u32 mkey;			/* the key it was created with */
+	/* F_FAST_REG: the page list REG_MR gives the card */
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;			/* filled by map_mr_sg */
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -257,8 +263,20 @@ static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
 struct softhca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	bool kernel;			/* a kernel CQ (udata == NULL) */
+	/* user CQs: the provider's ring and record */
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
+	/* kernel CQs (softhca_kcq.c) */
+	spinlock_t lock;		/* ci, arm_sn, the record, reading CQEs */
+	struct softhca_cqe *ring;
+	dma_addr_t ring_dma;
+	u32 log_size;
+	u32 ci;				/* CQEs consumed */
+	u32 arm_sn;			/* the next arm's sequence number */
+	struct softhca_kdbrec kdb;
+	struct softhca_cq_dbrec *dbrec;	/* kdb.cpu */
+	void *uar;			/* the kernel UAR page, or NULL */
 	/* one reference more while an EQ tasklet delivers to it */
 	refcount_t refcount;
 	struct completion free;
@@ -272,10 +290,24 @@ static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
 struct softhca_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
+	u8 hw_type;			/* softhca_qp_type */
+	bool kernel;			/* a kernel QP (udata == NULL) */
+	/* user QPs: the provider's buffer and record */
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
 	struct ib_qp_cap cap;		/* as reported to the application */
 	enum ib_sig_type sq_sig_type;
+	/* kernel QPs (softhca_kqp.c, softhca_post.c) */
+	spinlock_t sq_lock;		/* sq's producer side, dbrec->sq_pi */
+	spinlock_t rq_lock;		/* rq's producer side, dbrec->rq_pi */
+	enum ib_qp_state state;		/* as last set; ERR after an error CQE */
+	struct softhca_ksq sq;
+	struct softhca_krq rq;
+	void *buf;			/* RQ, then SQ */
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	struct softhca_kdbrec kdb;
+	struct softhca_qp_dbrec *dbrec;	/* kdb.cpu */
 	/* one reference more while an EQ tasklet delivers to it */
 	refcount_t refcount;
 	struct completion free;
@@ -457,13 +489,44 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+/* softhca_fast_reg.c */
+struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+void softhca_fast_reg_free_pages(struct softhca_dev *dev,
+				 struct softhca_mr *mr);
+int softhca_fast_reg_set_page(struct ib_mr *ibmr, u64 addr);
+int softhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+
 /* softhca_cq.c */
+int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 eqn, u32 uar, dma_addr_t dbrec);
 int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int softhca_modify_cq(struct ib_cq *ibcq, u16 count, u16 period);
 void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
 
+/* softhca_kcq.c */
+void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc);
+struct softhca_cqe *softhca_kcq_next(struct softhca_cq *cq);
+bool softhca_kcq_cqe_to_wc(struct softhca_dev *dev,
+			   const struct softhca_cqe *cqe, struct ib_wc *wc);
+int softhca_kcq_arm(struct softhca_cq *cq, enum ib_cq_notify_flags flags);
+void softhca_kcq_event(struct softhca_cq *cq);
+void softhca_kcq_clean(struct softhca_cq *cq, u32 qpn,
+		       struct softhca_srq *srq);
+int softhca_kcq_create(struct softhca_dev *dev, struct softhca_cq *cq,
+		       const struct ib_cq_init_attr *attr, u32 log_size);
+void softhca_kcq_free_mem(struct softhca_dev *dev, struct softhca_cq *cq);
+int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
 /* softhca_qp.c */
+int softhca_qp_hw_create(struct softhca_dev *dev, struct softhca_qp *qp,
+			 const struct ib_qp_init_attr *attr,
+			 struct softhca_qp_ctx *ctx);
 int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
@@ -476,6 +539,40 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 void softhca_qp_event(struct softhca_dev *dev, u32 qpn, u8 type, u32 data);
+
+/* softhca_kqp.c: the queues of a kernel QP and what they hold */
+struct softhca_kqp_geom {
+	u32 wqe_bbs;			/* basic blocks of the largest WQE */
+	u32 sq_wqe_cnt;			/* basic blocks */
+	u32 rq_wqe_cnt;			/* 0: the QP is on an SRQ */
+	u32 rq_stride;
+	struct ib_qp_cap cap;
+};
+
+int softhca_kqp_geometry(const struct softhca_dev_caps *c, u8 hw_type,
+			 const struct ib_qp_cap *want, bool srq,
+			 struct softhca_kqp_geom *g);
+int softhca_kqp_create(struct softhca_dev *dev, struct softhca_qp *qp,
+		       struct ib_qp_init_attr *attr);
+void softhca_kqp_free_mem(struct softhca_dev *dev, struct softhca_qp *qp);
+void softhca_kqp_clean_cqs(struct softhca_qp *qp);
+void softhca_kqp_set_state(struct softhca_qp *qp, enum ib_qp_state state);
+
+/* softhca_post.c: an ib_send_wr in the encoder's terms */
+struct softhca_kwr {
+	struct softhca_send_wr swr;
+	struct softhca_wqe_av av;	/* UD: the AH's, to this QPN/Q_Key */
+	struct softhca_wqe_reg_mr reg;	/* REG_MR */
+};
+
+int softhca_kwr_convert(const struct ib_send_wr *wr, u8 qp_type, bool sig_all,
+			struct softhca_kwr *k);
+int softhca_kqp_post_send(struct softhca_dev *dev, struct softhca_qp *qp,
+			  const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int softhca_kqp_post_recv(struct softhca_dev *dev, struct softhca_qp *qp,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 
 /* softhca_ah.c */
 int softhca_ah_to_av(const struct rdma_ah_attr *attr, u32 gid_table_len,

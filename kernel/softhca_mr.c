@@ -4,7 +4,8 @@
  * ib_umem_get() (charged to RLIMIT_MEMLOCK), picks the largest block size
  * the card takes (2 MiB on huge pages), describes the blocks in a PAS and
  * creates an MKEY; its key is both lkey and rkey. get_dma_mr gives a
- * kernel PD an MKEY of physical (DMA) addresses (F_PA).
+ * kernel PD an MKEY of physical (DMA) addresses (F_PA); fast-registration
+ * MRs are in softhca_fast_reg.c.
  */
 #include <rdma/ib_umem.h>
 
@@ -193,6 +194,8 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return ret;
 	if (mr->kind == SOFTHCA_MR_USER)
 		softhca_umem_put(dev, mr->umem);
+	else if (mr->kind == SOFTHCA_MR_FAST_REG)
+		softhca_fast_reg_free_pages(dev, mr);
 	kfree(mr);
 	return 0;
 }

@@ -100,6 +100,16 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* kernel verbs: only what the card does */
 	if (dev->reserved_lkey)
 		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
+	if (c->cap_flags & SOFTHCA_CAP_FAST_REG) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = c->max_fast_reg_pages;
+	}
+	if (c->cap_flags & SOFTHCA_CAP_CQ_MODERATION) {
+		attr->cq_caps.max_cq_moderation_count =
+			min_t(u32, c->max_cq_count, U16_MAX);
+		attr->cq_caps.max_cq_moderation_period =
+			min_t(u32, c->max_cq_period_us, U16_MAX);
+	}
 	attr->max_send_sge = c->max_sge;
 	attr->max_recv_sge = c->max_sge;
 	attr->max_sge_rd = c->max_sge_rd;

@@ -4,7 +4,9 @@
  * verbs add, softhca_eq_poll() in kernel/softhca_eq.c over a plain EQE
  * buffer. SRQ_LIMIT reaches the SRQ's event handler as
  * IB_EVENT_SRQ_LIMIT_REACHED while the tasklet holds a reference (an
- * unknown SRQ reaches nothing).
+ * unknown SRQ reaches nothing); a kernel CQ's completion event advances
+ * its arm sequence number before comp_handler runs (so the handler's
+ * re-arm is a new request), a user CQ's is the provider's business.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -17,6 +19,7 @@ struct kev_ctx {
 	unsigned int calls;
 	struct ib_event ev;
 	unsigned int refs;		/* the object's refcount in the call */
+	u32 arm_sn;			/* the CQ's arm_sn in comp_handler */
 };
 
 static void kev_exit(struct kunit *test)
@@ -115,8 +118,59 @@ static void srq_limit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&srq->refcount), 1u);
 }
 
+static void comp_handler(struct ib_cq *ibcq, void *context)
+{
+	struct kev_ctx *c = context;
+
+	c->calls++;
+	c->arm_sn = to_scq(ibcq)->arm_sn;
+	c->refs = refcount_read(&to_scq(ibcq)->refcount);
+}
+
+static struct softhca_cq *fake_cq(struct kunit *test, struct kev_ctx *c,
+				  u32 cqn, bool kernel)
+{
+	struct softhca_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->cqn = cqn;
+	cq->kernel = kernel;
+	spin_lock_init(&cq->lock);
+	cq->ibcq.device = &c->dev->ibdev;
+	cq->ibcq.comp_handler = comp_handler;
+	cq->ibcq.cq_context = c;
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	KUNIT_ASSERT_EQ(test, xa_insert_bh(&c->dev->cqs, cqn, cq, GFP_KERNEL),
+			0);
+	return cq;
+}
+
+static void kcq_event_test(struct kunit *test)
+{
+	struct kev_ctx *c = test->priv;
+	struct softhca_cq *kcq = fake_cq(test, c, 5, true);
+	struct softhca_cq *ucq = fake_cq(test, c, 6, false);
+
+	post(c, SOFTHCA_EQE_COMP, 5, 0);
+	KUNIT_EXPECT_EQ(test, softhca_eq_poll(&c->eq, 8), 1);
+	KUNIT_EXPECT_EQ(test, c->calls, 1u);
+	KUNIT_EXPECT_EQ(test, c->arm_sn, 1u);
+	KUNIT_EXPECT_EQ(test, c->refs, 2u);
+	post(c, SOFTHCA_EQE_COMP, 5, 0);
+	post(c, SOFTHCA_EQE_COMP, 6, 0);
+	KUNIT_EXPECT_EQ(test, softhca_eq_poll(&c->eq, 8), 2);
+	KUNIT_EXPECT_EQ(test, c->calls, 3u);
+	KUNIT_EXPECT_EQ(test, kcq->arm_sn, 2u);
+	/* the user CQ's sequence number lives in the provider */
+	KUNIT_EXPECT_EQ(test, ucq->arm_sn, 0u);
+	KUNIT_EXPECT_EQ(test, refcount_read(&kcq->refcount), 1u);
+	KUNIT_EXPECT_EQ(test, refcount_read(&ucq->refcount), 1u);
+}
+
 static struct kunit_case kev_cases[] = {
 	KUNIT_CASE(srq_limit_test),
+	KUNIT_CASE(kcq_event_test),
 	{}
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit suite "softhca_kq": the bookkeeping of kernel queues,
- * kernel/softhca_kq.c, and the sizing of kernel SRQs, on plain memory
- * rings. A send completion names its WQE by its first basic block
+ * kernel/softhca_kq.c, and the sizing of kernel QPs and SRQs, on plain
+ * memory rings. A send completion names its WQE by its first basic block
  * and retires the unsignaled WQEs before it; full queues (by WQEs and by
  * basic blocks) refuse; WQEs wrap around the ring and the 32-bit
  * counters; receive queues return wr_ids in order; an SRQ's free list
@@ -354,6 +354,81 @@ static const struct softhca_dev_caps test_caps = {
 	.max_srq_sge = 16,
 };
 
+/* Kernel QP sizing: what ib_mad, nvme-rdma and an inline user ask for. */
+static void kqp_geometry_test(struct kunit *test)
+{
+	struct softhca_kqp_geom g;
+	struct ib_qp_cap want;
+
+	/* ib_mad's GSI QP: 128 x 2 SGEs, 512 x 1 SGE */
+	want = (struct ib_qp_cap){ .max_send_wr = 128, .max_recv_wr = 512,
+				   .max_send_sge = 2, .max_recv_sge = 1 };
+	KUNIT_ASSERT_EQ(test, softhca_kqp_geometry(&test_caps,
+						   SOFTHCA_QPT_GSI, &want,
+						   false, &g), 0);
+	/* ctrl + AV (3) + 2 SGEs = 6 units: 2 blocks, 8 units */
+	KUNIT_EXPECT_EQ(test, g.wqe_bbs, 2u);
+	KUNIT_EXPECT_EQ(test, g.sq_wqe_cnt, 256u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_wr, 128u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_sge, 4u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_inline_data, 4u * 16 - 4);
+	KUNIT_EXPECT_EQ(test, g.rq_wqe_cnt, 512u);
+	KUNIT_EXPECT_EQ(test, g.rq_stride, 16u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_wr, 512u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_sge, 1u);
+
+	/* nvme-rdma: 3 * 128 + 1 sends of 5 SGEs */
+	want = (struct ib_qp_cap){ .max_send_wr = 385, .max_recv_wr = 129,
+				   .max_send_sge = 5, .max_recv_sge = 1 };
+	KUNIT_ASSERT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, false, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.wqe_bbs, 2u);
+	KUNIT_EXPECT_EQ(test, g.sq_wqe_cnt, 1024u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_wr, 512u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_sge, 6u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_inline_data, 6u * 16 - 4);
+	KUNIT_EXPECT_EQ(test, g.rq_wqe_cnt, 256u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_wr, 256u);
+
+	/* 256 inline bytes: 2 + 17 units, 5 blocks; SGEs capped at 16 */
+	want = (struct ib_qp_cap){ .max_send_wr = 3, .max_recv_wr = 0,
+				   .max_send_sge = 1, .max_recv_sge = 3,
+				   .max_inline_data = 256 };
+	KUNIT_ASSERT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, false, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.wqe_bbs, 5u);
+	KUNIT_EXPECT_EQ(test, g.sq_wqe_cnt, 16u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_wr, 3u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_send_sge, 16u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_inline_data, 256u);
+	KUNIT_EXPECT_EQ(test, g.rq_wqe_cnt, 1u);
+	KUNIT_EXPECT_EQ(test, g.rq_stride, 64u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_sge, 4u);
+
+	/* on an SRQ: no RQ, its asks ignored */
+	want = (struct ib_qp_cap){ .max_send_wr = 16, .max_recv_wr = 1u << 30,
+				   .max_send_sge = 1, .max_recv_sge = 99 };
+	KUNIT_ASSERT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, true, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.rq_wqe_cnt, 0u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_wr, 0u);
+	KUNIT_EXPECT_EQ(test, g.cap.max_recv_sge, 0u);
+
+	/* beyond the device */
+	want = (struct ib_qp_cap){ .max_send_wr = 1, .max_send_sge = 17 };
+	KUNIT_EXPECT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, false, &g), -EINVAL);
+	want = (struct ib_qp_cap){ .max_send_wr = 1, .max_inline_data = 257 };
+	KUNIT_EXPECT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, false, &g), -EINVAL);
+	want = (struct ib_qp_cap){ .max_send_wr = 32769 };
+	KUNIT_EXPECT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_RC,
+						   &want, false, &g), -EINVAL);
+	want = (struct ib_qp_cap){ .max_recv_wr = 32769 };
+	KUNIT_EXPECT_EQ(test, softhca_kqp_geometry(&test_caps, SOFTHCA_QPT_UD,
+						   &want, false, &g), -EINVAL);
+}
+
 /* Kernel SRQ sizing: one spare WQE, strides of 32 bytes and up. */
 static void srq_geometry_test(struct kunit *test)
 {
@@ -402,6 +477,7 @@ static struct kunit_case kq_cases[] = {
 	KUNIT_CASE(ksq_wrap_test),
 	KUNIT_CASE(krq_test),
 	KUNIT_CASE(ksrq_free_list_test),
+	KUNIT_CASE(kqp_geometry_test),
 	KUNIT_CASE(srq_geometry_test),
 	{}
 };

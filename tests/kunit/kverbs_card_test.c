@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit suite "softhca_kverbs_card": kernel verbs through the driver's own
+ * entry points (softhca_create_cq(), softhca_create_qp(),
+ * softhca_modify_qp(), softhca_post_send(), softhca_post_recv(),
+ * softhca_poll_cq(), softhca_req_notify_cq(), the destroys) on a real
+ * card from softhca_hw_plug(), with what every card version has: RC QPs,
+ * CQs and MKEYs over a PAS. ib_core is not in the way: the objects are
+ * allocated and wired up here the way it would. Two kernel RC QPs loop
+ * back through the card: an unsignaled RDMA WRITE and a signaled SEND land
+ * in the peer's memory, the SEND's CQE retires both, the receive completes
+ * with its length; a QP moved to ERR takes ib_drain_qp()'s unsignaled
+ * RDMA WRITE and the card flushes it; everything is destroyed and every
+ * kernel doorbell record given back.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "softhca.h"
+#include "test_util.h"
+
+#define BUF_SIZE	(2 * PAGE_SIZE)
+
+struct card_ctx {
+	struct softhca_dev *dev;
+	struct softhca_pd *pd;
+	struct softhca_cq *cq;
+	struct softhca_qp *qp[2];
+	u32 eqn;
+	u32 mkey;
+	u8 *buf;
+	dma_addr_t buf_dma;
+};
+
+/* A completion EQ made by command; never armed, so it raises nothing. */
+static void make_ceq(struct kunit *test, struct card_ctx *c)
+{
+	struct softhca_dev *dev = c->dev;
+	struct softhca_create_out out;
+	struct softhca_pas_buf pb;
+	struct softhca_eq_ctx ctx = {};
+	struct softhca_eqe *eqes;
+	dma_addr_t dma;
+	u32 i;
+
+	eqes = softhca_test_dma_alloc(test, dev->hw, PAGE_SIZE, &dma);
+	for (i = 0; i < PAGE_SIZE / sizeof(*eqes); i++)
+		eqes[i].owner = SOFTHCA_EQE_OWNER;
+	KUNIT_ASSERT_EQ(test, softhca_pas_from_coherent(dev, dma, PAGE_SIZE,
+							&pb), 0);
+	ctx.log_size = ilog2(PAGE_SIZE / sizeof(*eqes));
+	ctx.type = SOFTHCA_EQ_COMP;
+	ctx.vector = cpu_to_le16(SOFTHCA_VEC_COMP_BASE);
+	softhca_pas_to_prm(&pb, &ctx.pas);
+	KUNIT_ASSERT_EQ(test, softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_EQ,
+					       &ctx, sizeof(ctx), &out,
+					       sizeof(out)), 0);
+	softhca_pas_free(dev, &pb);
+	c->eqn = le32_to_cpu(out.num);
+	dev->ceqs = kunit_kzalloc(test, sizeof(*dev->ceqs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev->ceqs);
+	dev->ceqs[0].eqn = c->eqn;
+	dev->num_ceqs = 1;
+}
+
+/* A GID at index 0, a PD, and an MKEY over a coherent data buffer. */
+static void make_pd_mr(struct kunit *test, struct card_ctx *c)
+{
+	struct softhca_dev *dev = c->dev;
+	struct softhca_set_gid_in gid = { .valid = 1 };
+	struct softhca_mkey_ctx mctx = {};
+	struct softhca_alloc_out out;
+	struct softhca_pas_buf pb;
+
+	/* ::ffff:10.11.12.13 */
+	gid.gid[10] = 0xff;
+	gid.gid[11] = 0xff;
+	gid.gid[12] = 10;
+	gid.gid[13] = 11;
+	gid.gid[14] = 12;
+	gid.gid[15] = 13;
+	KUNIT_ASSERT_EQ(test, softhca_cmd_exec(dev, SOFTHCA_CMD_SET_GID, &gid,
+					       sizeof(gid), NULL, 0), 0);
+
+	c->pd = kunit_kzalloc(test, sizeof(*c->pd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->pd);
+	c->pd->ibpd.device = &dev->ibdev;
+	KUNIT_ASSERT_EQ(test, softhca_cmd_exec(dev, SOFTHCA_CMD_ALLOC_PD, NULL,
+					       0, &out, sizeof(out)), 0);
+	c->pd->pdn = le32_to_cpu(out.num);
+
+	c->buf = softhca_test_dma_alloc(test, dev->hw, BUF_SIZE, &c->buf_dma);
+	KUNIT_ASSERT_EQ(test, softhca_pas_from_coherent(dev, c->buf_dma,
+							BUF_SIZE, &pb), 0);
+	mctx.pdn = cpu_to_le32(c->pd->pdn);
+	mctx.access = cpu_to_le32(SOFTHCA_ACCESS_LOCAL_WRITE |
+				  SOFTHCA_ACCESS_REMOTE_WRITE |
+				  SOFTHCA_ACCESS_REMOTE_READ);
+	mctx.iova = cpu_to_le64(c->buf_dma);
+	mctx.length = cpu_to_le64(BUF_SIZE);
+	softhca_pas_to_prm(&pb, &mctx.pas);
+	KUNIT_ASSERT_EQ(test, softhca_mkey_create(dev, &mctx, &c->mkey), 0);
+	softhca_pas_free(dev, &pb);
+}
+
+static int card_init(struct kunit *test)
+{
+	struct card_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct softhca_dev *dev;
+
+	if (!c)
+		return -ENOMEM;
+	test->priv = c;
+	dev = softhca_test_dev(test);
+	c->dev = dev;
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_BH);
+	xa_init(&dev->mrs);
+	KUNIT_ASSERT_EQ(test, softhca_query_caps(dev), 0);
+	make_ceq(test, c);
+	KUNIT_ASSERT_EQ(test, softhca_kverbs_init(dev), 0);
+	KUNIT_EXPECT_TRUE(test, dev->kuar_valid);
+	KUNIT_EXPECT_NOT_NULL(test, dev->kuar_va);
+	/* the reserved lkey exists exactly when the card has F_PA MKEYs */
+	KUNIT_EXPECT_EQ(test, !!dev->reserved_lkey,
+			!!(dev->caps.cap_flags & SOFTHCA_CAP_PA_MKEY));
+	make_pd_mr(test, c);
+	return 0;
+}
+
+static void card_exit(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct softhca_dev *dev = c->dev;
+
+	if (!dev)
+		return;
+	if (c->mkey)
+		KUNIT_EXPECT_EQ(test, softhca_mkey_destroy(dev, c->mkey), 0);
+	if (c->pd)
+		KUNIT_EXPECT_EQ(test, softhca_cmd_destroy(dev,
+							  SOFTHCA_CMD_DEALLOC_PD,
+							  c->pd->pdn), 0);
+	softhca_kverbs_cleanup(dev);
+	KUNIT_EXPECT_FALSE(test, dev->kuar_valid);
+	KUNIT_EXPECT_EQ(test, softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_EQ,
+						  c->eqn), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->qps));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->cqs));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mrs));
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->mrs);
+}
+
+static struct softhca_cq *create_cq(struct kunit *test, struct card_ctx *c,
+				    int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct softhca_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &c->dev->ibdev;
+	KUNIT_ASSERT_EQ(test, softhca_create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, cq->kernel);
+	KUNIT_EXPECT_GE(test, cq->ibcq.cqe, cqe);
+	return cq;
+}
+
+/* What ib_core's create_qp() does around the driver's. */
+static struct softhca_qp *create_qp(struct kunit *test, struct card_ctx *c,
+				    struct ib_qp_init_attr *attr)
+{
+	struct softhca_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.device = &c->dev->ibdev;
+	qp->ibqp.pd = &c->pd->ibpd;
+	qp->ibqp.qp_type = attr->qp_type;
+	qp->ibqp.srq = attr->srq;
+	KUNIT_ASSERT_EQ(test, softhca_create_qp(&qp->ibqp, attr, NULL), 0);
+	qp->ibqp.send_cq = attr->send_cq;
+	qp->ibqp.recv_cq = attr->recv_cq;
+	KUNIT_EXPECT_TRUE(test, qp->kernel);
+	KUNIT_EXPECT_EQ(test, qp->ibqp.qp_num, qp->qpn);
+	return qp;
+}
+
+/* RESET -> INIT -> RTR -> RTS towards @peer, as rdma_cm would. */
+static void connect_qp(struct kunit *test, struct card_ctx *c,
+		       struct softhca_qp *qp, u32 peer)
+{
+	union ib_gid gid = { .raw = { [10] = 0xff, [11] = 0xff, 10, 11, 12,
+				      13 } };
+	struct ib_qp_attr a = {};
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, softhca_modify_qp(&qp->ibqp, &a,
+						IB_QP_STATE | IB_QP_PKEY_INDEX |
+						IB_QP_PORT |
+						IB_QP_ACCESS_FLAGS, NULL), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = peer;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_grh(&a.ah_attr, &gid, 0, 0, 64, 0);
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	KUNIT_ASSERT_EQ(test, softhca_modify_qp(&qp->ibqp, &a,
+						IB_QP_STATE | IB_QP_AV |
+						IB_QP_PATH_MTU |
+						IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+						IB_QP_MAX_DEST_RD_ATOMIC |
+						IB_QP_MIN_RNR_TIMER, NULL), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 100;
+	a.timeout = 10;
+	a.retry_cnt = 3;
+	a.rnr_retry = 3;
+	a.max_rd_atomic = 1;
+	KUNIT_ASSERT_EQ(test, softhca_modify_qp(&qp->ibqp, &a,
+						IB_QP_STATE | IB_QP_SQ_PSN |
+						IB_QP_TIMEOUT |
+						IB_QP_RETRY_CNT |
+						IB_QP_RNR_RETRY |
+						IB_QP_MAX_QP_RD_ATOMIC, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RTS);
+}
+
+/* Poll until @n completions arrived (the card's engine runs meanwhile). */
+static int poll_n(struct softhca_cq *cq, struct ib_wc *wc, int n)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(5000);
+	int got = 0, ret;
+
+	while (got < n && time_before(jiffies, until)) {
+		ret = softhca_poll_cq(&cq->ibcq, n - got, wc + got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (got < n)
+			usleep_range(100, 200);
+	}
+	return got;
+}
+
+static void rc_loopback_test(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct ib_qp_init_attr attr = {};
+	struct ib_sge sge, rsge;
+	struct ib_rdma_wr wwr = {};
+	struct ib_send_wr swr = {};
+	struct ib_recv_wr rwr = {};
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	struct ib_wc wc[4];
+	u32 i;
+
+	c->cq = create_cq(test, c, 32);
+	attr.qp_type = IB_QPT_RC;
+	attr.send_cq = &c->cq->ibcq;
+	attr.recv_cq = &c->cq->ibcq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = 8;
+	attr.cap.max_recv_wr = 8;
+	attr.cap.max_send_sge = 2;
+	attr.cap.max_recv_sge = 1;
+	attr.port_num = 1;
+	c->qp[0] = create_qp(test, c, &attr);
+	KUNIT_EXPECT_GE(test, attr.cap.max_send_wr, 8u);
+	KUNIT_EXPECT_GE(test, attr.cap.max_send_sge, 2u);
+	c->qp[1] = create_qp(test, c, &attr);
+
+	/* no sends before RTS */
+	sge = (struct ib_sge){ .addr = c->buf_dma, .length = 64,
+			       .lkey = c->mkey };
+	swr.opcode = IB_WR_SEND;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, softhca_post_send(&c->qp[0]->ibqp, &swr, &bad),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&swr);
+
+	connect_qp(test, c, c->qp[0], c->qp[1]->qpn);
+	connect_qp(test, c, c->qp[1], c->qp[0]->qpn);
+
+	for (i = 0; i < 64; i++)
+		c->buf[i] = i ^ 0x5a;
+	rsge = (struct ib_sge){ .addr = c->buf_dma + PAGE_SIZE, .length = 256,
+				.lkey = c->mkey };
+	rwr.wr_id = 0xbeef;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, softhca_post_recv(&c->qp[1]->ibqp, &rwr, &rbad),
+			0);
+
+	/* an unsignaled WRITE, then a signaled SEND, in one chain */
+	wwr.wr.wr_id = 0x1111;
+	wwr.wr.opcode = IB_WR_RDMA_WRITE;
+	wwr.wr.sg_list = &sge;
+	wwr.wr.num_sge = 1;
+	wwr.wr.next = &swr;
+	wwr.remote_addr = c->buf_dma + PAGE_SIZE + 1024;
+	wwr.rkey = c->mkey;
+	swr.wr_id = 0x2222;
+	swr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, softhca_post_send(&c->qp[0]->ibqp, &wwr.wr, &bad),
+			0);
+	KUNIT_ASSERT_EQ(test, poll_n(c->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].qp == &c->qp[0]->ibqp) {
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 0x2222ull);
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+		} else {
+			KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, &c->qp[1]->ibqp);
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 0xbeefull);
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV);
+			KUNIT_EXPECT_EQ(test, wc[i].byte_len, 64u);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(c->buf + PAGE_SIZE, c->buf, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(c->buf + PAGE_SIZE + 1024, c->buf, 64),
+			0);
+	KUNIT_EXPECT_EQ(test, softhca_ksq_outstanding(&c->qp[0]->sq), 0u);
+
+	/* ib_drain_sq(): to ERR, then an unsignaled empty WRITE is flushed */
+	{
+		struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+		struct ib_rdma_wr drain = {
+			.wr = { .wr_id = 0xd7a1, .opcode = IB_WR_RDMA_WRITE },
+		};
+
+		KUNIT_ASSERT_EQ(test, softhca_modify_qp(&c->qp[0]->ibqp, &a,
+							IB_QP_STATE, NULL), 0);
+		KUNIT_ASSERT_EQ(test, softhca_post_send(&c->qp[0]->ibqp,
+							&drain.wr, &bad), 0);
+		KUNIT_ASSERT_EQ(test, poll_n(c->cq, wc, 1), 1);
+		KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[0].wr_id, 0xd7a1ull);
+		KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, &c->qp[0]->ibqp);
+	}
+
+	/* nothing left: arming reports no missed event */
+	KUNIT_EXPECT_EQ(test, softhca_req_notify_cq(&c->cq->ibcq,
+						    IB_CQ_NEXT_COMP |
+						    IB_CQ_REPORT_MISSED_EVENTS),
+			0);
+
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, softhca_destroy_qp(&c->qp[i]->ibqp, NULL),
+				0);
+	KUNIT_EXPECT_EQ(test, softhca_destroy_cq(&c->cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
+}
+
+/* Refusals before the card is asked: nothing stays allocated. */
+static void refusals_test(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct ib_cq_init_attr cattr = { .cqe = 8, .comp_vector = 1 };
+	struct ib_qp_init_attr attr = {};
+	struct softhca_qp *qp;
+	struct softhca_cq *cq;
+
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &c->dev->ibdev;
+	KUNIT_EXPECT_EQ(test, softhca_create_cq(&cq->ibcq, &cattr, NULL),
+			-EINVAL);
+	c->cq = create_cq(test, c, 8);
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.device = &c->dev->ibdev;
+	qp->ibqp.pd = &c->pd->ibpd;
+	attr.send_cq = &c->cq->ibcq;
+	attr.recv_cq = &c->cq->ibcq;
+	attr.cap.max_send_wr = 1;
+	attr.qp_type = IB_QPT_RC;
+	attr.create_flags = IB_QP_CREATE_INTEGRITY_EN;
+	KUNIT_EXPECT_EQ(test, softhca_create_qp(&qp->ibqp, &attr, NULL),
+			-EOPNOTSUPP);
+	attr.create_flags = IB_QP_CREATE_PCI_WRITE_END_PADDING;
+	attr.cap.max_send_sge = c->dev->caps.max_sge + 1;
+	KUNIT_EXPECT_EQ(test, softhca_create_qp(&qp->ibqp, &attr, NULL),
+			-EINVAL);
+	attr.cap.max_send_sge = 1;
+	attr.qp_type = IB_QPT_RAW_PACKET;
+	KUNIT_EXPECT_EQ(test, softhca_create_qp(&qp->ibqp, &attr, NULL),
+			-EOPNOTSUPP);
+	/* UD and GSI only on a card that has them */
+	attr.qp_type = IB_QPT_GSI;
+	attr.port_num = 1;
+	if (!(c->dev->caps.cap_flags & SOFTHCA_CAP_GSI))
+		KUNIT_EXPECT_EQ(test, softhca_create_qp(&qp->ibqp, &attr, NULL),
+				-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 1u);
+	KUNIT_EXPECT_EQ(test, softhca_destroy_cq(&c->cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
+}
+
+static struct kunit_case card_cases[] = {
+	KUNIT_CASE(rc_loopback_test),
+	KUNIT_CASE(refusals_test),
+	{}
+};
+
+static struct kunit_suite card_suite = {
+	.name = "softhca_kverbs_card",
+	.init = card_init,
+	.exit = card_exit,
+	.test_cases = card_cases,
+};
+
+kunit_test_suite(card_suite);
