@@ -494,7 +494,6 @@ struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
 void softhca_fast_reg_free_pages(struct softhca_dev *dev,
 				 struct softhca_mr *mr);
-int softhca_fast_reg_set_page(struct ib_mr *ibmr, u64 addr);
 int softhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		      int sg_nents, unsigned int *sg_offset);
 
@@ -510,10 +509,6 @@ void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
 
 /* softhca_kcq.c */
 void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc);
-struct softhca_cqe *softhca_kcq_next(struct softhca_cq *cq);
-bool softhca_kcq_cqe_to_wc(struct softhca_dev *dev,
-			   const struct softhca_cqe *cqe, struct ib_wc *wc);
-int softhca_kcq_arm(struct softhca_cq *cq, enum ib_cq_notify_flags flags);
 void softhca_kcq_event(struct softhca_cq *cq);
 void softhca_kcq_clean(struct softhca_cq *cq, u32 qpn,
 		       struct softhca_srq *srq);

@@ -80,7 +80,7 @@ void softhca_fast_reg_free_pages(struct softhca_dev *dev, struct softhca_mr *mr)
 }
 
 /* ib_sg_to_pages()'s callback: one more page (mr->page_size aligned). */
-int softhca_fast_reg_set_page(struct ib_mr *ibmr, u64 addr)
+static int softhca_fast_reg_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct softhca_mr *mr = to_smr(ibmr);
 

@@ -109,7 +109,7 @@ void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc)
 }
 
 /* The CQE at the consumer index if the card wrote it, else NULL. */
-struct softhca_cqe *softhca_kcq_next(struct softhca_cq *cq)
+static struct softhca_cqe *softhca_kcq_next(struct softhca_cq *cq)
 {
 	struct softhca_cqe *cqe = &cq->ring[cq->ci & (BIT(cq->log_size) - 1)];
 
@@ -147,8 +147,9 @@ static u64 softhca_kcq_srq_complete(struct softhca_srq *srq, u32 index)
  * meanwhile is cleaned from its CQs; nothing else should be here), which
  * the caller drops.
  */
-bool softhca_kcq_cqe_to_wc(struct softhca_dev *dev,
-			   const struct softhca_cqe *cqe, struct ib_wc *wc)
+static bool softhca_kcq_cqe_to_wc(struct softhca_dev *dev,
+				  const struct softhca_cqe *cqe,
+				  struct ib_wc *wc)
 {
 	u32 qpn = le32_to_cpu(cqe->qpn), index = le32_to_cpu(cqe->wqe_counter);
 	struct softhca_qp *qp = xa_load(&dev->qps, qpn);
@@ -221,7 +222,8 @@ int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS and a CQE waits at the
  * consumer index, else 0.
  */
-int softhca_kcq_arm(struct softhca_cq *cq, enum ib_cq_notify_flags flags)
+static int softhca_kcq_arm(struct softhca_cq *cq,
+			   enum ib_cq_notify_flags flags)
 {
 	bool solicited = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED;
 	u32 arm = softhca_cq_arm(cq->arm_sn, solicited,
