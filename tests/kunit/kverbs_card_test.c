@@ -11,7 +11,8 @@
  * in the peer's memory, the SEND's CQE retires both, the receive completes
  * with its length; a QP moved to ERR takes ib_drain_qp()'s unsignaled
  * RDMA WRITE and the card flushes it; everything is destroyed and every
- * kernel doorbell record given back.
+ * kernel doorbell record given back. Creates the card refuses unwind
+ * completely.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -408,9 +409,71 @@ static void refusals_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
 }
 
+/*
+ * The card refuses: the create unwinds, nothing stays (no dbrec, no CQ or
+ * QP in the device's tables), and the next create works.
+ */
+static void unwind_test(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct ib_cq_init_attr cattr = { .cqe = 8 };
+	struct ib_qp_init_attr attr = {};
+	struct softhca_pd bad_pd = {};
+	struct softhca_qp *qp;
+	struct ib_mr *mr;
+	struct softhca_cq *cq;
+	u32 eqn = c->dev->ceqs[0].eqn;
+
+	/* CREATE_CQ on an EQ the card does not have */
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &c->dev->ibdev;
+	c->dev->ceqs[0].eqn = eqn + 7;
+	KUNIT_EXPECT_EQ(test, softhca_create_cq(&cq->ibcq, &cattr, NULL),
+			-EINVAL);
+	c->dev->ceqs[0].eqn = eqn;
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&c->dev->cqs));
+	c->cq = create_cq(test, c, 8);
+
+	/* CREATE_QP on a PD the card does not have */
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	bad_pd.pdn = 0xfffff;
+	bad_pd.ibpd.device = &c->dev->ibdev;
+	qp->ibqp.device = &c->dev->ibdev;
+	qp->ibqp.pd = &bad_pd.ibpd;
+	attr.qp_type = IB_QPT_RC;
+	attr.send_cq = &c->cq->ibcq;
+	attr.recv_cq = &c->cq->ibcq;
+	attr.cap.max_send_wr = 4;
+	attr.cap.max_recv_wr = 4;
+	KUNIT_EXPECT_EQ(test, softhca_create_qp(&qp->ibqp, &attr, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&c->dev->qps));
+	KUNIT_EXPECT_PTR_EQ(test, qp->buf, (void *)NULL);
+	/* only the CQ's record is left */
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 1u);
+	c->qp[0] = create_qp(test, c, &attr);
+	KUNIT_EXPECT_EQ(test, softhca_destroy_qp(&c->qp[0]->ibqp, NULL), 0);
+
+	/* what this card does not have is refused before it is asked */
+	if (!(c->dev->caps.cap_flags & SOFTHCA_CAP_PA_MKEY)) {
+		mr = softhca_get_dma_mr(&c->pd->ibpd, IB_ACCESS_LOCAL_WRITE);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EOPNOTSUPP);
+	}
+	if (!(c->dev->caps.cap_flags & SOFTHCA_CAP_FAST_REG)) {
+		mr = softhca_alloc_mr(&c->pd->ibpd, IB_MR_TYPE_MEM_REG, 8);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EOPNOTSUPP);
+	}
+	KUNIT_EXPECT_EQ(test, softhca_destroy_cq(&c->cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
+}
+
 static struct kunit_case card_cases[] = {
 	KUNIT_CASE(rc_loopback_test),
 	KUNIT_CASE(refusals_test),
+	KUNIT_CASE(unwind_test),
 	{}
 };
 
