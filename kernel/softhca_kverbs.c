@@ -119,7 +119,9 @@ void softhca_kverbs_cleanup(struct softhca_dev *dev)
  * The doorbell record is already written. The engine polls records while
  * it runs; when it says IDLE in the UAR after that write, it needs the
  * wake-up doorbell (the handshake of Documentation/hardware-interface.rst,
- * "Doorbells and the idle protocol").
+ * "Doorbells and the idle protocol"). Kernel posts come from any context
+ * (softirq, under the caller's spinlocks), so they ring ENGINE_DB_ASYNC:
+ * the card's engine thread visits the QP, never the ringing thread.
  */
 void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn)
 {
@@ -128,5 +130,5 @@ void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn)
 	/* the record is visible before we read the engine's state */
 	mb();
 	if (le32_to_cpu(READ_ONCE(*state)) == SOFTHCA_ENGINE_IDLE)
-		softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qpn);
+		softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB_ASYNC, qpn);
 }
