@@ -253,6 +253,7 @@ struct softhca_mr {
 	dma_addr_t pages_dma;
 	u32 max_pages;
 	u32 npages;			/* filled by map_mr_sg */
+	u32 reg_key;			/* the key the last REG_MR posted named */
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -492,6 +493,7 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 /* softhca_fast_reg.c */
 struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
+int softhca_fast_reg_destroy(struct softhca_dev *dev, struct softhca_mr *mr);
 void softhca_fast_reg_free_pages(struct softhca_dev *dev,
 				 struct softhca_mr *mr);
 int softhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,

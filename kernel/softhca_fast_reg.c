@@ -58,6 +58,7 @@ struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			  ret);
 		goto err_pages;
 	}
+	mr->reg_key = mr->mkey;
 	mr->ibmr.lkey = mr->mkey;
 	mr->ibmr.rkey = mr->mkey;
 	return &mr->ibmr;
@@ -67,6 +68,38 @@ err_pages:
 err_mr:
 	kfree(mr);
 	return ERR_PTR(ret);
+}
+
+/**
+ * softhca_fast_reg_destroy - DESTROY_MKEY of a fast-registration MR
+ * @dev: the device
+ * @mr: the MR
+ *
+ * The card knows the MKEY by its current key, and each REG_MR gives it a
+ * new key byte: the one the ULP last set in the MR (ib_update_fast_reg_key()
+ * before its REG_MR), the one the last REG_MR posted named, or, never
+ * registered, the one it was created with. A key that is not the MKEY's is
+ * refused (-EINVAL) and changes nothing, so each is tried in turn.
+ *
+ * Return: 0 once the card let go, or the card's error.
+ */
+int softhca_fast_reg_destroy(struct softhca_dev *dev, struct softhca_mr *mr)
+{
+	u32 keys[] = { mr->ibmr.rkey, READ_ONCE(mr->reg_key), mr->mkey };
+	int ret = -EINVAL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys) && ret == -EINVAL; i++) {
+		if ((i >= 1 && keys[i] == keys[0]) ||
+		    (i == 2 && keys[2] == keys[1]))
+			continue;
+		ret = softhca_mkey_destroy(dev, keys[i]);
+	}
+	if (ret)
+		ibdev_dbg(&dev->ibdev,
+			  "dereg_mr: fast-registration MKEY 0x%x not destroyed (%d)\n",
+			  mr->mkey, ret);
+	return ret;
 }
 
 /* The page list, once the card no longer holds the MKEY. */

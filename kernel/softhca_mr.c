@@ -189,7 +189,10 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_mr *mr = to_smr(ibmr);
 	int ret;
 
-	ret = softhca_mkey_destroy(dev, mr->mkey);
+	if (mr->kind == SOFTHCA_MR_FAST_REG)
+		ret = softhca_fast_reg_destroy(dev, mr);
+	else
+		ret = softhca_mkey_destroy(dev, mr->mkey);
 	if (ret)
 		return ret;
 	if (mr->kind == SOFTHCA_MR_USER)

@@ -181,6 +181,10 @@ int softhca_kqp_post_send(struct softhca_dev *dev, struct softhca_qp *qp,
 		ret = softhca_kwr_convert(wr, qp->hw_type, sig_all, &k);
 		if (!ret)
 			ret = softhca_ksq_post(&qp->sq, &k.swr, wr->wr_id);
+		/* the key the card will know the MKEY by (dereg needs it) */
+		if (!ret && wr->opcode == IB_WR_REG_MR)
+			WRITE_ONCE(to_smr(reg_wr(wr)->mr)->reg_key,
+				   reg_wr(wr)->key);
 		if (ret) {
 			ibdev_dbg(&dev->ibdev,
 				  "post_send: QP %u opcode %d, %d SGEs, flags 0x%x: %s (%d)\n",
