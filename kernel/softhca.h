@@ -16,6 +16,7 @@
 
 #include "../include/softhca_prm.h"
 #include "hw/softhca_hw.h"
+#include "softhca_kq.h"
 
 #define SOFTHCA_DRV_NAME	"softhca"
 #define SOFTHCA_PORT		1
@@ -56,6 +57,9 @@ struct softhca_dev_caps {
 	u32 cqe_size;
 	u32 dbrec_align;
 	u32 max_ah;
+	u32 max_fast_reg_pages;
+	u32 max_cq_count;
+	u32 max_cq_period_us;
 };
 
 struct softhca_cmd_slot {
@@ -107,6 +111,37 @@ struct softhca_eq {
 	char name[32];
 };
 
+/* Doorbell records of kernel queues (softhca_kdbrec.c). */
+#define SOFTHCA_KDBREC_SIZE	64
+#define SOFTHCA_KDBREC_PER_PAGE	(PAGE_SIZE / SOFTHCA_KDBREC_SIZE)
+
+struct softhca_kdbrec_ops {
+	void *(*alloc)(void *ctx, dma_addr_t *dma);	/* a zeroed page */
+	void (*free)(void *ctx, void *cpu, dma_addr_t dma);
+};
+
+struct softhca_kdbrec_page {
+	struct list_head list;
+	void *cpu;
+	dma_addr_t dma;
+	unsigned int nused;
+	DECLARE_BITMAP(used, SOFTHCA_KDBREC_PER_PAGE);
+};
+
+struct softhca_kdbrec_pool {
+	struct mutex lock;		/* pages, their bitmaps and counts */
+	struct list_head pages;
+	const struct softhca_kdbrec_ops *ops;
+	void *ctx;
+};
+
+struct softhca_kdbrec {
+	struct softhca_kdbrec_page *page;
+	unsigned int slot;
+	void *cpu;
+	dma_addr_t dma;
+};
+
 struct softhca_dev {
 	struct ib_device ibdev;
 	struct softhca_hw *hw;
@@ -124,6 +159,17 @@ struct softhca_dev {
 	struct xarray cqs;		/* cqn -> softhca_cq, for EQE dispatch */
 	struct xarray qps;		/* qpn -> softhca_qp, for EQE dispatch */
 	struct xarray mrs;		/* mkey index -> xa_mk_value(mkey) */
+	struct xarray srqs;		/* srqn -> softhca_srq, for EQE dispatch */
+	/* what kernel verbs use (softhca_kverbs.c) */
+	u32 kuar;			/* the kernel's UAR */
+	void *kuar_va;			/* its page */
+	bool kuar_valid;
+	struct softhca_kdbrec_pool kdbrecs;
+	u32 kpdn;			/* the driver's PD, for the lkey */
+	bool kpd_valid;
+	u32 reserved_lkey;		/* local_dma_lkey, 0 if none */
+	u32 max_ah;			/* AHs are driver objects */
+	atomic_t num_ahs;
 	struct mutex uctx_lock;		/* uctx_list */
 	struct list_head uctx_list;
 	struct dentry *debugfs;
@@ -191,10 +237,23 @@ static inline struct softhca_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct softhca_pd, ibpd);
 }
 
+enum softhca_mr_kind {
+	SOFTHCA_MR_USER,		/* reg_user_mr: a PAS over pinned memory */
+	SOFTHCA_MR_DMA,			/* get_dma_mr: F_PA */
+	SOFTHCA_MR_FAST_REG,		/* alloc_mr: F_FAST_REG */
+};
+
 struct softhca_mr {
 	struct ib_mr ibmr;
+	enum softhca_mr_kind kind;
 	struct ib_umem *umem;
-	u32 mkey;
+	u32 mkey;			/* the key it was created with */
+	/* F_FAST_REG: the page list REG_MR gives the card */
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;			/* filled by map_mr_sg */
+	u32 reg_key;			/* the key the last REG_MR posted named */
 };
 
 static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
@@ -205,8 +264,20 @@ static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
 struct softhca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	bool kernel;			/* a kernel CQ (udata == NULL) */
+	/* user CQs: the provider's ring and record */
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
+	/* kernel CQs (softhca_kcq.c) */
+	spinlock_t lock;		/* ci, arm_sn, the record, reading CQEs */
+	struct softhca_cqe *ring;
+	dma_addr_t ring_dma;
+	u32 log_size;
+	u32 ci;				/* CQEs consumed */
+	u32 arm_sn;			/* the next arm's sequence number */
+	struct softhca_kdbrec kdb;
+	struct softhca_cq_dbrec *dbrec;	/* kdb.cpu */
+	void *uar;			/* the kernel UAR page, or NULL */
 	/* one reference more while an EQ tasklet delivers to it */
 	refcount_t refcount;
 	struct completion free;
@@ -220,10 +291,24 @@ static inline struct softhca_cq *to_scq(struct ib_cq *ibcq)
 struct softhca_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
+	u8 hw_type;			/* softhca_qp_type */
+	bool kernel;			/* a kernel QP (udata == NULL) */
+	/* user QPs: the provider's buffer and record */
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
 	struct ib_qp_cap cap;		/* as reported to the application */
 	enum ib_sig_type sq_sig_type;
+	/* kernel QPs (softhca_kqp.c, softhca_post.c) */
+	spinlock_t sq_lock;		/* sq's producer side, dbrec->sq_pi */
+	spinlock_t rq_lock;		/* rq's producer side, dbrec->rq_pi */
+	enum ib_qp_state state;		/* as last set; ERR after an error CQE */
+	struct softhca_ksq sq;
+	struct softhca_krq rq;
+	void *buf;			/* RQ, then SQ */
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	struct softhca_kdbrec kdb;
+	struct softhca_qp_dbrec *dbrec;	/* kdb.cpu */
 	/* one reference more while an EQ tasklet delivers to it */
 	refcount_t refcount;
 	struct completion free;
@@ -232,6 +317,57 @@ struct softhca_qp {
 static inline struct softhca_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct softhca_qp, ibqp);
+}
+
+struct softhca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	bool kernel;
+	u32 max_wr;			/* as reported */
+	u32 max_sge;
+	/* user SRQs: the provider's ring and record */
+	struct ib_umem *umem;
+	struct softhca_dbrec db;
+	/* kernel SRQs */
+	spinlock_t lock;		/* ring's free list, counter, record */
+	struct softhca_ksrq ring;
+	dma_addr_t ring_dma;
+	size_t ring_size;
+	struct softhca_kdbrec kdb;
+	struct softhca_srq_dbrec *dbrec;	/* kdb.cpu */
+	/* one reference more while an EQ tasklet delivers to it */
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct softhca_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softhca_srq, ibsrq);
+}
+
+/* ib_sge and the encoder's SGE are one layout: lists pass as they are. */
+static_assert(sizeof(struct ib_sge) == sizeof(struct softhca_wqe_sge));
+static_assert(offsetof(struct ib_sge, addr) ==
+	      offsetof(struct softhca_wqe_sge, addr));
+static_assert(offsetof(struct ib_sge, length) ==
+	      offsetof(struct softhca_wqe_sge, length));
+static_assert(offsetof(struct ib_sge, lkey) ==
+	      offsetof(struct softhca_wqe_sge, lkey));
+
+static inline const struct softhca_wqe_sge *softhca_sgl(const struct ib_sge *sg)
+{
+	return (const struct softhca_wqe_sge *)sg;
+}
+
+/* An address handle: the address vector of the kernel's UD sends. */
+struct softhca_ah {
+	struct ib_ah ibah;
+	struct softhca_wqe_av av;	/* dest_qpn and qkey are per send */
+};
+
+static inline struct softhca_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct softhca_ah, ibah);
 }
 
 /* The PAS list of one command (softhca_pas.c). */
@@ -329,22 +465,71 @@ void softhca_dbrec_unmap(struct softhca_dbrec_table *t,
 unsigned int softhca_dbrec_pinned_pages(struct softhca_dbrec_table *t);
 extern const struct softhca_dbrec_ops softhca_dbrec_umem_ops;
 
+/* softhca_kdbrec.c */
+void softhca_kdbrec_pool_init(struct softhca_kdbrec_pool *pool,
+			      const struct softhca_kdbrec_ops *ops, void *ctx);
+int softhca_kdbrec_alloc(struct softhca_kdbrec_pool *pool,
+			 struct softhca_kdbrec *db);
+void softhca_kdbrec_free(struct softhca_kdbrec_pool *pool,
+			 struct softhca_kdbrec *db);
+unsigned int softhca_kdbrec_pages(struct softhca_kdbrec_pool *pool);
+extern const struct softhca_kdbrec_ops softhca_kdbrec_coherent_ops;
+
+/* softhca_kverbs.c */
+int softhca_kverbs_init(struct softhca_dev *dev);
+void softhca_kverbs_cleanup(struct softhca_dev *dev);
+void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn);
+
 /* softhca_pd.c */
 int softhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* softhca_mr.c */
+#define SOFTHCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+u32 softhca_mr_access(int access);
+int softhca_mkey_create(struct softhca_dev *dev,
+			const struct softhca_mkey_ctx *ctx, u32 *key);
+int softhca_mkey_destroy(struct softhca_dev *dev, u32 key);
+struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+/* softhca_fast_reg.c */
+struct ib_mr *softhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int softhca_fast_reg_destroy(struct softhca_dev *dev, struct softhca_mr *mr);
+void softhca_fast_reg_free_pages(struct softhca_dev *dev,
+				 struct softhca_mr *mr);
+int softhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+
 /* softhca_cq.c */
+int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 eqn, u32 uar, dma_addr_t dbrec);
 int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int softhca_modify_cq(struct ib_cq *ibcq, u16 count, u16 period);
 void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
 
+/* softhca_kcq.c */
+void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc);
+void softhca_kcq_event(struct softhca_cq *cq);
+void softhca_kcq_clean(struct softhca_cq *cq, u32 qpn,
+		       struct softhca_srq *srq);
+int softhca_kcq_create(struct softhca_dev *dev, struct softhca_cq *cq,
+		       const struct ib_cq_init_attr *attr, u32 log_size);
+void softhca_kcq_free_mem(struct softhca_dev *dev, struct softhca_cq *cq);
+int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
 /* softhca_qp.c */
+int softhca_qp_hw_create(struct softhca_dev *dev, struct softhca_qp *qp,
+			 const struct ib_qp_init_attr *attr,
+			 struct softhca_qp_ctx *ctx);
 int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
@@ -357,6 +542,61 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 void softhca_qp_event(struct softhca_dev *dev, u32 qpn, u8 type, u32 data);
+
+/* softhca_kqp.c: the queues of a kernel QP and what they hold */
+struct softhca_kqp_geom {
+	u32 wqe_bbs;			/* basic blocks of the largest WQE */
+	u32 sq_wqe_cnt;			/* basic blocks */
+	u32 rq_wqe_cnt;			/* 0: the QP is on an SRQ */
+	u32 rq_stride;
+	struct ib_qp_cap cap;
+};
+
+int softhca_kqp_geometry(const struct softhca_dev_caps *c, u8 hw_type,
+			 const struct ib_qp_cap *want, bool srq,
+			 struct softhca_kqp_geom *g);
+int softhca_kqp_create(struct softhca_dev *dev, struct softhca_qp *qp,
+		       struct ib_qp_init_attr *attr);
+void softhca_kqp_free_mem(struct softhca_dev *dev, struct softhca_qp *qp);
+void softhca_kqp_clean_cqs(struct softhca_qp *qp);
+void softhca_kqp_set_state(struct softhca_qp *qp, enum ib_qp_state state);
+
+/* softhca_post.c: an ib_send_wr in the encoder's terms */
+struct softhca_kwr {
+	struct softhca_send_wr swr;
+	struct softhca_wqe_av av;	/* UD: the AH's, to this QPN/Q_Key */
+	struct softhca_wqe_reg_mr reg;	/* REG_MR */
+};
+
+int softhca_kwr_convert(const struct ib_send_wr *wr, u8 qp_type, bool sig_all,
+			struct softhca_kwr *k);
+int softhca_kqp_post_send(struct softhca_dev *dev, struct softhca_qp *qp,
+			  const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int softhca_kqp_post_recv(struct softhca_dev *dev, struct softhca_qp *qp,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+
+/* softhca_ah.c */
+int softhca_ah_to_av(const struct rdma_ah_attr *attr, u32 gid_table_len,
+		     struct softhca_wqe_av *av);
+int softhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int softhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* softhca_srq.c */
+int softhca_srq_geometry(const struct softhca_dev_caps *c,
+			 const struct ib_srq_attr *want, u32 *log_size,
+			 u32 *stride, struct ib_srq_attr *got);
+int softhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int softhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int softhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+void softhca_srq_event(struct softhca_dev *dev, u32 srqn, u8 type, u32 data);
 
 /* softhca_uapi.c, softhca_wake.c: the driver's own uverbs objects */
 extern const struct uapi_definition softhca_uapi_defs[];

@@ -3,9 +3,11 @@
  * softhca driver: completion queues. A user CQ is the provider's CQE ring,
  * pinned and described to the card by its PAS, plus a doorbell record in a
  * pinned dbrec page, the completion EQ of its comp_vector and the
- * context's UAR. Completion events arrive through that EQ's tasklet
- * (softhca_cq_event()) and go to the CQ's comp_handler, which for user CQs
- * is ib_uverbs_comp_handler feeding the completion channel.
+ * context's UAR. A kernel CQ is the driver's own (softhca_kcq.c).
+ * Completion events arrive through that EQ's tasklet (softhca_cq_event())
+ * and go to the CQ's comp_handler, which for user CQs is
+ * ib_uverbs_comp_handler feeding the completion channel and for kernel CQs
+ * ib_core's or the ULP's handler.
  */
 #include <linux/log2.h>
 #include <rdma/ib_umem.h>
@@ -14,68 +16,53 @@
 #include "../include/softhca_abi.h"
 #include "softhca.h"
 
-static int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
-				struct softhca_ucontext *uctx, u32 log_size,
-				u32 eqn, unsigned long pgsz, u8 page_offset)
+/**
+ * softhca_cq_hw_create - CREATE_CQ for a ring described by @pb
+ * @dev: the device
+ * @cq: the CQ (cqn is set on success)
+ * @pb: the ring's PAS
+ * @log_size: log2 of its CQEs
+ * @eqn: the completion EQ
+ * @uar: the UAR its doorbells go to
+ * @dbrec: the DMA address of its doorbell record
+ *
+ * Return: 0 or the command's error.
+ */
+int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 eqn, u32 uar, dma_addr_t dbrec)
 {
 	struct softhca_create_out out;
-	struct softhca_pas_buf pb;
 	struct softhca_cq_ctx ctx;
 	int ret;
 
-	ret = softhca_pas_from_umem(dev, cq->umem, pgsz, &pb);
-	if (ret)
-		return ret;
-	pb.page_offset = page_offset;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.log_size = log_size;
 	ctx.log_cqe_size = SOFTHCA_LOG_CQE_SIZE;
 	ctx.eqn = cpu_to_le32(eqn);
-	ctx.uar = cpu_to_le32(uctx->uar);
-	ctx.dbrec_addr = cpu_to_le64(cq->db.dma);
-	softhca_pas_to_prm(&pb, &ctx.pas);
+	ctx.uar = cpu_to_le32(uar);
+	ctx.dbrec_addr = cpu_to_le64(dbrec);
+	softhca_pas_to_prm(pb, &ctx.pas);
 	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_CQ, &ctx, sizeof(ctx),
 			       &out, sizeof(out));
-	softhca_pas_free(dev, &pb);
 	if (!ret)
 		cq->cqn = le32_to_cpu(out.num);
 	return ret;
 }
 
-
-int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		      struct ib_udata *udata)
+/* The provider's ring and record: pin them and create the CQ. */
+static int softhca_ucq_create(struct softhca_dev *dev, struct softhca_cq *cq,
+			      const struct ib_cq_init_attr *attr,
+			      struct ib_udata *udata, u32 log_size)
 {
-	struct softhca_dev *dev = to_sdev(ibcq->device);
-	struct softhca_cq *cq = to_scq(ibcq);
-	struct softhca_create_cq_resp resp = {};
+	struct softhca_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
 	struct softhca_create_cq_req req;
-	struct softhca_ucontext *uctx;
+	struct softhca_pas_buf pb;
 	unsigned long pgsz;
-	u32 nent, log_size;
 	u8 page_offset;
 	int ret;
 
-	if (!udata) {
-		ibdev_dbg(&dev->ibdev, "create_cq: kernel CQs unsupported\n");
-		return -EOPNOTSUPP;
-	}
-	uctx = rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
-	if (attr->flags) {
-		ibdev_dbg(&dev->ibdev, "create_cq: flags 0x%x unsupported\n",
-			  attr->flags);
-		return -EOPNOTSUPP;
-	}
-	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe) {
-		ibdev_dbg(&dev->ibdev, "create_cq: %u CQEs out of [1, %u]\n",
-			  attr->cqe, dev->caps.max_cqe);
-		return -EINVAL;
-	}
-	if (attr->comp_vector >= dev->num_ceqs) {
-		ibdev_dbg(&dev->ibdev, "create_cq: no comp_vector %u\n",
-			  attr->comp_vector);
-		return -EINVAL;
-	}
 	if (udata->inlen < sizeof(req)) {
 		ibdev_dbg(&dev->ibdev, "create_cq: request of %zu bytes, need %zu\n",
 			  udata->inlen, sizeof(req));
@@ -94,10 +81,8 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	}
 
-	nent = roundup_pow_of_two(attr->cqe + 1);
-	log_size = ilog2(nent);
 	cq->umem = ib_umem_get(&dev->ibdev, req.buf_addr,
-			       (size_t)nent * SOFTHCA_CQE_SIZE,
+			       (size_t)SOFTHCA_CQE_SIZE << log_size,
 			       IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(cq->umem)) {
 		ret = PTR_ERR(cq->umem);
@@ -120,32 +105,21 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  req.db_addr, ret);
 		goto err_umem;
 	}
-
-	ret = softhca_cq_hw_create(dev, cq, uctx, log_size,
-				   dev->ceqs[attr->comp_vector].eqn, pgsz,
-				   page_offset);
+	ret = softhca_pas_from_umem(dev, cq->umem, pgsz, &pb);
+	if (ret)
+		goto err_db;
+	pb.page_offset = page_offset;
+	ret = softhca_cq_hw_create(dev, cq, &pb, log_size,
+				   dev->ceqs[attr->comp_vector].eqn, uctx->uar,
+				   cq->db.dma);
+	softhca_pas_free(dev, &pb);
 	if (ret) {
 		ibdev_dbg(&dev->ibdev, "create_cq: CREATE_CQ failed (%d)\n",
 			  ret);
 		goto err_db;
 	}
-	refcount_set(&cq->refcount, 1);
-	init_completion(&cq->free);
-	ret = xa_insert_bh(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
-	if (ret)
-		goto err_hw;
-
-	ibcq->cqe = nent - 1;
-	resp.cqn = cq->cqn;
-	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-	if (ret)
-		goto err_xa;
 	return 0;
 
-err_xa:
-	xa_erase_bh(&dev->cqs, cq->cqn);
-err_hw:
-	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_CQ, cq->cqn);
 err_db:
 	softhca_dbrec_unmap(&uctx->dbrecs, &cq->db);
 err_umem:
@@ -153,12 +127,84 @@ err_umem:
 	return ret;
 }
 
+/* Undo softhca_ucq_create() or softhca_kcq_create() once the card let go. */
+static void softhca_cq_free_mem(struct softhca_dev *dev, struct softhca_cq *cq,
+				struct ib_udata *udata)
+{
+	struct softhca_ucontext *uctx;
+
+	if (cq->kernel) {
+		softhca_kcq_free_mem(dev, cq);
+		return;
+	}
+	uctx = rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
+	softhca_dbrec_unmap(&uctx->dbrecs, &cq->db);
+	softhca_umem_put(dev, cq->umem);
+}
+
+int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	struct softhca_dev *dev = to_sdev(ibcq->device);
+	struct softhca_cq *cq = to_scq(ibcq);
+	struct softhca_create_cq_resp resp = {};
+	u32 nent, log_size;
+	int ret;
+
+	if (attr->flags) {
+		ibdev_dbg(&dev->ibdev, "create_cq: flags 0x%x unsupported\n",
+			  attr->flags);
+		return -EOPNOTSUPP;
+	}
+	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u CQEs out of [1, %u]\n",
+			  attr->cqe, dev->caps.max_cqe);
+		return -EINVAL;
+	}
+	if (attr->comp_vector >= dev->num_ceqs) {
+		ibdev_dbg(&dev->ibdev, "create_cq: no comp_vector %u\n",
+			  attr->comp_vector);
+		return -EINVAL;
+	}
+
+	nent = roundup_pow_of_two(attr->cqe + 1);
+	log_size = ilog2(nent);
+	cq->kernel = !udata;
+	if (cq->kernel)
+		ret = softhca_kcq_create(dev, cq, attr, log_size);
+	else
+		ret = softhca_ucq_create(dev, cq, attr, udata, log_size);
+	if (ret)
+		return ret;
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	ret = xa_insert_bh(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (ret)
+		goto err_hw;
+
+	ibcq->cqe = nent - 1;
+	if (udata) {
+		resp.cqn = cq->cqn;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			goto err_xa;
+	}
+	return 0;
+
+err_xa:
+	xa_erase_bh(&dev->cqs, cq->cqn);
+err_hw:
+	/* a CQ the card will not give back stays the card's, memory too */
+	if (!softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_CQ, cq->cqn))
+		softhca_cq_free_mem(dev, cq, udata);
+	return ret;
+}
+
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct softhca_dev *dev = to_sdev(ibcq->device);
 	struct softhca_cq *cq = to_scq(ibcq);
-	struct softhca_ucontext *uctx =
-		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
 	int ret;
 
 	/* the card stops first, then no EQ tasklet may still hold it */
@@ -168,9 +214,45 @@ int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase_bh(&dev->cqs, cq->cqn);
 	if (!refcount_dec_and_test(&cq->refcount))
 		wait_for_completion(&cq->free);
-	softhca_dbrec_unmap(&uctx->dbrecs, &cq->db);
-	softhca_umem_put(dev, cq->umem);
+	softhca_cq_free_mem(dev, cq, udata);
 	return 0;
+}
+
+/**
+ * softhca_modify_cq - completion event moderation (MODIFY_CQ)
+ * @ibcq: the CQ, kernel or user
+ * @count: CQEs that raise the event
+ * @period: microseconds after the first CQE that raise it
+ *
+ * Return: 0, -EOPNOTSUPP when the card does not moderate, -EINVAL beyond
+ * its limits, or the command's error.
+ */
+int softhca_modify_cq(struct ib_cq *ibcq, u16 count, u16 period)
+{
+	struct softhca_dev *dev = to_sdev(ibcq->device);
+	struct softhca_cq_modify_in in = {};
+	int ret;
+
+	if (!(dev->caps.cap_flags & SOFTHCA_CAP_CQ_MODERATION)) {
+		ibdev_dbg(&dev->ibdev, "modify_cq: the card does not moderate\n");
+		return -EOPNOTSUPP;
+	}
+	if (count > dev->caps.max_cq_count ||
+	    period > dev->caps.max_cq_period_us) {
+		ibdev_dbg(&dev->ibdev,
+			  "modify_cq: count %u period %u us over %u/%u\n",
+			  count, period, dev->caps.max_cq_count,
+			  dev->caps.max_cq_period_us);
+		return -EINVAL;
+	}
+	in.cqn = cpu_to_le32(to_scq(ibcq)->cqn);
+	in.count = cpu_to_le16(count);
+	in.period_us = cpu_to_le16(period);
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_MODIFY_CQ, &in, sizeof(in),
+			       NULL, 0);
+	if (ret)
+		ibdev_dbg(&dev->ibdev, "modify_cq: MODIFY_CQ failed (%d)\n", ret);
+	return ret;
 }
 
 /* An EQE about CQ @cqn (from an EQ tasklet). */
@@ -191,6 +273,9 @@ void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data)
 	}
 
 	if (type == SOFTHCA_EQE_COMP) {
+		/* the card fired this arm: the next one is a new request */
+		if (cq->kernel)
+			softhca_kcq_event(cq);
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	} else {

@@ -25,6 +25,7 @@ static void softhca_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&softhca_dev_lock);
 
 	softhca_debugfs_cleanup(dev);
+	softhca_kverbs_cleanup(dev);
 	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 	softhca_hw_detach_netdev(dev->hw, false);
@@ -41,17 +42,23 @@ static const struct ib_device_ops softhca_dev_ops = {
 
 	.add_gid = softhca_add_gid,
 	.alloc_hw_port_stats = softhca_alloc_hw_port_stats,
+	.alloc_mr = softhca_alloc_mr,
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
+	.create_ah = softhca_create_ah,
 	.create_cq = softhca_create_cq,
 	.create_qp = softhca_create_qp,
+	.create_srq = softhca_create_srq,
+	.create_user_ah = softhca_create_ah,
 	.dealloc_driver = softhca_dealloc_driver,
 	.dealloc_pd = softhca_dealloc_pd,
 	.dealloc_ucontext = softhca_dealloc_ucontext,
 	.del_gid = softhca_del_gid,
 	.dereg_mr = softhca_dereg_mr,
+	.destroy_ah = softhca_destroy_ah,
 	.destroy_cq = softhca_destroy_cq,
 	.destroy_qp = softhca_destroy_qp,
+	.destroy_srq = softhca_destroy_srq,
 	.disassociate_ucontext = softhca_disassociate_ucontext,
 	.fill_res_cq_entry = softhca_fill_res_cq_entry,
 	.fill_res_cq_entry_raw = softhca_fill_res_cq_entry_raw,
@@ -59,23 +66,33 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.fill_res_mr_entry_raw = softhca_fill_res_mr_entry_raw,
 	.fill_res_qp_entry_raw = softhca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = softhca_get_dev_fw_str,
+	.get_dma_mr = softhca_get_dma_mr,
 	.get_hw_stats = softhca_get_hw_stats,
 	.get_link_layer = softhca_get_link_layer,
 	.get_port_immutable = softhca_get_port_immutable,
+	.map_mr_sg = softhca_map_mr_sg,
 	.mmap = softhca_mmap,
 	.mmap_free = softhca_mmap_free,
+	.modify_cq = softhca_modify_cq,
 	.modify_qp = softhca_modify_qp,
+	.modify_srq = softhca_modify_srq,
+	.poll_cq = softhca_poll_cq,
 	.post_recv = softhca_post_recv,
 	.post_send = softhca_post_send,
+	.post_srq_recv = softhca_post_srq_recv,
 	.query_device = softhca_query_device,
 	.query_pkey = softhca_query_pkey,
 	.query_port = softhca_query_port,
 	.query_qp = softhca_query_qp,
+	.query_srq = softhca_query_srq,
 	.reg_user_mr = softhca_reg_user_mr,
+	.req_notify_cq = softhca_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, softhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softhca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softhca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, softhca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softhca_ucontext, ibuc),
 };
 
@@ -194,8 +211,13 @@ static int softhca_init_hw(struct softhca_dev *dev, const char *name)
 		ibdev_err(&dev->ibdev, "event queues failed (%d)\n", ret);
 		goto err_cmd;
 	}
+	ret = softhca_kverbs_init(dev);
+	if (ret)
+		goto err_eqs;
 	return 0;
 
+err_eqs:
+	softhca_eqs_cleanup(dev);
 err_cmd:
 	softhca_cmd_cleanup(dev);
 	return ret;
@@ -211,7 +233,8 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 	ibdev->node_guid = cpu_to_be64(dev->caps.node_guid);
 	strscpy(ibdev->node_desc, "softhca", sizeof(ibdev->node_desc));
 	ibdev->dev.parent = softhca_hw_device(dev->hw);
-	ibdev->local_dma_lkey = 0;
+	/* 0 when the card has no F_PA MKEYs (and no IBK_LOCAL_DMA_LKEY) */
+	ibdev->local_dma_lkey = dev->reserved_lkey;
 	/* zero-WR posts are the provider's wake-up call */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -313,6 +336,7 @@ err_registered_dealloc:
 	return ret;
 
 err_hw:
+	softhca_kverbs_cleanup(dev);
 	softhca_eqs_cleanup(dev);
 	softhca_cmd_cleanup(dev);
 err_dealloc:

@@ -56,6 +56,9 @@ static void softhca_eq_dispatch(struct softhca_dev *dev,
 	case SOFTHCA_EQE_SQ_DRAINED:
 		softhca_qp_event(dev, obj, eqe->type, data0);
 		break;
+	case SOFTHCA_EQE_SRQ_LIMIT:
+		softhca_srq_event(dev, obj, eqe->type, data0);
+		break;
 	default:
 		ibdev_warn_ratelimited(&dev->ibdev,
 				       "unexpected EQE type 0x%x obj 0x%x\n",

@@ -3,16 +3,15 @@
  * softhca driver: memory regions. reg_user_mr pins the range with
  * ib_umem_get() (charged to RLIMIT_MEMLOCK), picks the largest block size
  * the card takes (2 MiB on huge pages), describes the blocks in a PAS and
- * creates an MKEY; its key is both lkey and rkey.
+ * creates an MKEY; its key is both lkey and rkey. get_dma_mr gives a
+ * kernel PD an MKEY of physical (DMA) addresses (F_PA); fast-registration
+ * MRs are in softhca_fast_reg.c.
  */
 #include <rdma/ib_umem.h>
 
 #include "softhca.h"
 
-#define SOFTHCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
-
-static u32 softhca_mr_access(int access)
+u32 softhca_mr_access(int access)
 {
 	return (access & IB_ACCESS_LOCAL_WRITE ? SOFTHCA_ACCESS_LOCAL_WRITE : 0) |
 	       (access & IB_ACCESS_REMOTE_WRITE ? SOFTHCA_ACCESS_REMOTE_WRITE : 0) |
@@ -21,11 +20,94 @@ static u32 softhca_mr_access(int access)
 		SOFTHCA_ACCESS_REMOTE_ATOMIC : 0);
 }
 
+/**
+ * softhca_mkey_create - CREATE_MKEY, and track the key for debugfs
+ * @dev: the device
+ * @ctx: the MKEY context
+ * @key: set to the new key
+ *
+ * Return: 0, or the command's error (nothing is left on the card).
+ */
+int softhca_mkey_create(struct softhca_dev *dev,
+			const struct softhca_mkey_ctx *ctx, u32 *key)
+{
+	struct softhca_create_out out;
+	int ret;
+
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_MKEY, ctx, sizeof(*ctx),
+			       &out, sizeof(out));
+	if (ret)
+		return ret;
+	*key = le32_to_cpu(out.num);
+	ret = xa_insert(&dev->mrs, SOFTHCA_MKEY_INDEX(*key), xa_mk_value(*key),
+			GFP_KERNEL);
+	if (ret)
+		softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, *key);
+	return ret;
+}
+
+/* Destroy an MKEY of softhca_mkey_create(); 0 once the card let go. */
+int softhca_mkey_destroy(struct softhca_dev *dev, u32 key)
+{
+	int ret;
+
+	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, key);
+	if (!ret)
+		xa_erase(&dev->mrs, SOFTHCA_MKEY_INDEX(key));
+	return ret;
+}
+
+/**
+ * softhca_get_dma_mr - an MR of DMA addresses for a kernel PD
+ * @ibpd: the PD
+ * @access: LOCAL_WRITE, and remote access only when asked (ib_core's
+ *	    IB_PD_UNSAFE_GLOBAL_RKEY)
+ *
+ * The MKEY is F_PA: an address is the DMA address itself, usable only by
+ * the PD's kernel QPs (and by remote peers if @access allows).
+ *
+ * Return: the MR, or ERR_PTR(-EOPNOTSUPP) when the card has no F_PA MKEYs.
+ */
+struct ib_mr *softhca_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct softhca_dev *dev = to_sdev(ibpd->device);
+	struct softhca_mkey_ctx ctx;
+	struct softhca_mr *mr;
+	int ret;
+
+	if (!(dev->caps.cap_flags & SOFTHCA_CAP_PA_MKEY)) {
+		ibdev_dbg(&dev->ibdev, "get_dma_mr: the card has no F_PA MKEYs\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (access & ~(SOFTHCA_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(&dev->ibdev, "get_dma_mr: access 0x%x unsupported\n",
+			  access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = SOFTHCA_MR_DMA;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	ctx.access = cpu_to_le32(softhca_mr_access(access));
+	ctx.flags = cpu_to_le32(SOFTHCA_MKEY_F_PA);
+	ret = softhca_mkey_create(dev, &ctx, &mr->mkey);
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "get_dma_mr: CREATE_MKEY failed (%d)\n",
+			  ret);
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	return &mr->ibmr;
+}
+
 struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
 	struct softhca_dev *dev = to_sdev(ibpd->device);
-	struct softhca_create_out out;
 	struct softhca_mkey_ctx ctx;
 	struct softhca_pas_buf pb;
 	struct softhca_mr *mr;
@@ -58,6 +140,7 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->kind = SOFTHCA_MR_USER;
 	mr->umem = ib_umem_get(&dev->ibdev, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
@@ -82,25 +165,17 @@ struct ib_mr *softhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	ctx.iova = cpu_to_le64(iova);
 	ctx.length = cpu_to_le64(length);
 	softhca_pas_to_prm(&pb, &ctx.pas);
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_MKEY, &ctx, sizeof(ctx),
-			       &out, sizeof(out));
+	ret = softhca_mkey_create(dev, &ctx, &mr->mkey);
 	softhca_pas_free(dev, &pb);
 	if (ret) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: CREATE_MKEY failed (%d)\n", ret);
 		goto err_umem;
 	}
-	mr->mkey = le32_to_cpu(out.num);
-	ret = xa_insert(&dev->mrs, SOFTHCA_MKEY_INDEX(mr->mkey),
-			xa_mk_value(mr->mkey), GFP_KERNEL);
-	if (ret)
-		goto err_mkey;
 	mr->ibmr.lkey = mr->mkey;
 	mr->ibmr.rkey = mr->mkey;
 	mr->ibmr.page_size = pgsz;
 	return &mr->ibmr;
 
-err_mkey:
-	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, mr->mkey);
 err_umem:
 	softhca_umem_put(dev, mr->umem);
 err_free:
@@ -114,11 +189,16 @@ int softhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softhca_mr *mr = to_smr(ibmr);
 	int ret;
 
-	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, mr->mkey);
+	if (mr->kind == SOFTHCA_MR_FAST_REG)
+		ret = softhca_fast_reg_destroy(dev, mr);
+	else
+		ret = softhca_mkey_destroy(dev, mr->mkey);
 	if (ret)
 		return ret;
-	xa_erase(&dev->mrs, SOFTHCA_MKEY_INDEX(mr->mkey));
-	softhca_umem_put(dev, mr->umem);
+	if (mr->kind == SOFTHCA_MR_USER)
+		softhca_umem_put(dev, mr->umem);
+	else if (mr->kind == SOFTHCA_MR_FAST_REG)
+		softhca_fast_reg_free_pages(dev, mr);
 	kfree(mr);
 	return 0;
 }

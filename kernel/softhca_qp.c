@@ -2,9 +2,10 @@
 /*
  * softhca driver: queue pairs. A user QP is the provider's buffer (RQ then
  * SQ) pinned and described by its PAS, a doorbell record in a pinned dbrec
- * page, and attributes the card keeps; modify_qp checks the transition and
- * the attributes as ib_modify_qp_is_ok() defines them before the card sees
- * them. Posting never comes here: the provider writes WQEs and doorbell
+ * page, and attributes the card keeps; a kernel QP is the driver's own
+ * (softhca_kqp.c). modify_qp checks the transition and the attributes as
+ * ib_modify_qp_is_ok() defines them before the card sees them. A user
+ * QP's posting never comes here: the provider writes WQEs and doorbell
  * records itself and, when the card says its engine is idle, makes a
  * wake-up call: an ioctl on its wake-up file (softhca_wake.c) or, without
  * one, a zero-WR post_send.
@@ -60,7 +61,8 @@ static int softhca_qp_access_from_hw(u32 hw)
 }
 
 /* Does the geometry of @req hold the capabilities it reports? */
-static bool softhca_qp_geometry_ok(struct softhca_dev *dev,
+static bool softhca_qp_geometry_ok(struct softhca_dev *dev, u8 hw_type,
+				   bool srq,
 				   const struct softhca_create_qp_req *req,
 				   const struct ib_qp_cap *want)
 {
@@ -68,111 +70,148 @@ static bool softhca_qp_geometry_ok(struct softhca_dev *dev,
 	u32 ds, bbs;
 
 	if (req->max_send_wr < want->max_send_wr ||
-	    req->max_recv_wr < want->max_recv_wr ||
 	    req->max_send_sge < want->max_send_sge ||
-	    req->max_recv_sge < want->max_recv_sge ||
 	    req->max_inline_data < want->max_inline_data)
 		return false;
-	if (req->max_send_wr > c->max_qp_wr || req->max_recv_wr > c->max_qp_wr ||
-	    req->max_send_sge > c->max_sge || req->max_recv_sge > c->max_sge ||
+	if (req->max_send_wr > c->max_qp_wr || req->max_send_sge > c->max_sge ||
 	    req->max_inline_data > c->max_inline_data)
 		return false;
 	if (req->log_sq_size > 31 || req->log_rq_size > 31 ||
 	    req->log_rq_stride > 31)
 		return false;
-	ds = softhca_sq_max_ds(req->max_send_sge, req->max_inline_data);
+	ds = softhca_sq_max_ds_qp(hw_type, req->max_send_sge,
+				  req->max_inline_data);
 	bbs = softhca_wqe_bbs(ds);
-	if (bbs > SOFTHCA_MAX_WQEBBS)
+	if (bbs > SOFTHCA_MAX_WQEBBS ||
+	    (u64)req->max_send_wr * bbs > BIT_ULL(req->log_sq_size))
 		return false;
-	return (u64)req->max_send_wr * bbs <= BIT_ULL(req->log_sq_size) &&
-	       req->max_recv_wr <= BIT_ULL(req->log_rq_size) &&
+	/* a QP on an SRQ has no RQ of its own */
+	if (srq)
+		return !req->max_recv_wr && !req->max_recv_sge &&
+		       !req->log_rq_size && !req->log_rq_stride;
+	if (req->max_recv_wr < want->max_recv_wr ||
+	    req->max_recv_sge < want->max_recv_sge ||
+	    req->max_recv_wr > c->max_qp_wr || req->max_recv_sge > c->max_sge)
+		return false;
+	return req->max_recv_wr <= BIT_ULL(req->log_rq_size) &&
 	       max(req->max_recv_sge, 1U) * SOFTHCA_WQE_DS_SIZE <=
 	       BIT_ULL(req->log_rq_stride);
 }
 
-static int softhca_qp_hw_create(struct softhca_dev *dev, struct softhca_qp *qp,
-				struct softhca_ucontext *uctx,
-				struct ib_qp_init_attr *attr,
-				const struct softhca_create_qp_req *req,
-				unsigned long pgsz, u8 page_offset)
+/**
+ * softhca_qp_hw_create - CREATE_QP
+ * @dev: the device
+ * @qp: the QP (hw_type set; qpn is set on success)
+ * @attr: its init attributes
+ * @ctx: geometry, UAR, flags, dbrec and PAS filled in; the rest is filled
+ *	 here
+ *
+ * Return: 0 or the command's error.
+ */
+int softhca_qp_hw_create(struct softhca_dev *dev, struct softhca_qp *qp,
+			 const struct ib_qp_init_attr *attr,
+			 struct softhca_qp_ctx *ctx)
 {
 	struct softhca_create_out out;
-	struct softhca_pas_buf pb;
-	struct softhca_qp_ctx ctx;
 	int ret;
 
-	ret = softhca_pas_from_umem(dev, qp->umem, pgsz, &pb);
-	if (ret)
-		return ret;
-	pb.page_offset = page_offset;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.type = attr->qp_type == IB_QPT_RC ? SOFTHCA_QPT_RC : SOFTHCA_QPT_UC;
-	ctx.log_sq_size = req->log_sq_size;
-	ctx.log_rq_size = req->log_rq_size;
-	ctx.log_rq_stride = req->log_rq_stride;
-	ctx.pdn = cpu_to_le32(to_spd(qp->ibqp.pd)->pdn);
-	ctx.send_cqn = cpu_to_le32(to_scq(attr->send_cq)->cqn);
-	ctx.recv_cqn = cpu_to_le32(to_scq(attr->recv_cq)->cqn);
-	ctx.uar = cpu_to_le32(uctx->uar);
+	ctx->type = qp->hw_type;
+	ctx->pdn = cpu_to_le32(to_spd(qp->ibqp.pd)->pdn);
+	ctx->send_cqn = cpu_to_le32(to_scq(attr->send_cq)->cqn);
+	ctx->recv_cqn = cpu_to_le32(to_scq(attr->recv_cq)->cqn);
 	if (attr->sq_sig_type == IB_SIGNAL_ALL_WR)
-		ctx.flags = cpu_to_le32(SOFTHCA_QP_SIG_ALL);
-	ctx.dbrec_addr = cpu_to_le64(qp->db.dma);
-	softhca_pas_to_prm(&pb, &ctx.pas);
-	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_QP, &ctx, sizeof(ctx),
+		ctx->flags |= cpu_to_le32(SOFTHCA_QP_SIG_ALL);
+	if (attr->srq)
+		ctx->srqn = cpu_to_le32(to_ssrq(attr->srq)->srqn);
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_QP, ctx, sizeof(*ctx),
 			       &out, sizeof(out));
-	softhca_pas_free(dev, &pb);
 	if (!ret)
 		qp->qpn = le32_to_cpu(out.num);
 	return ret;
 }
 
+/* QP types: what the card calls them, if it has them. */
+static int softhca_qp_hw_type(struct softhca_dev *dev,
+			      enum ib_qp_type type, bool kernel, u8 *hw_type)
+{
+	u32 cap = dev->caps.cap_flags;
+
+	switch (type) {
+	case IB_QPT_RC:
+		*hw_type = SOFTHCA_QPT_RC;
+		return 0;
+	case IB_QPT_UC:
+		*hw_type = SOFTHCA_QPT_UC;
+		return 0;
+	case IB_QPT_UD:
+		*hw_type = SOFTHCA_QPT_UD;
+		return cap & SOFTHCA_CAP_UD ? 0 : -EOPNOTSUPP;
+	case IB_QPT_GSI:
+		*hw_type = SOFTHCA_QPT_GSI;
+		return kernel && (cap & SOFTHCA_CAP_GSI) ? 0 : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/*
+ * Creation flags: none changes what the card does; the padding hint
+ * (mlx5's end-of-line padding for PCI writes) means nothing to it.
+ */
+#define SOFTHCA_QP_CREATE_HINTS	IB_QP_CREATE_PCI_WRITE_END_PADDING
 
 static int softhca_qp_check_init_attr(struct softhca_dev *dev,
-				      struct ib_qp_init_attr *attr)
+				      struct ib_qp_init_attr *attr,
+				      bool kernel, u8 *hw_type)
 {
-	if (attr->qp_type != IB_QPT_RC && attr->qp_type != IB_QPT_UC) {
+	bool srq = attr->srq;
+
+	if (softhca_qp_hw_type(dev, attr->qp_type, kernel, hw_type)) {
 		ibdev_dbg(&dev->ibdev, "create_qp: type %d unsupported\n",
 			  attr->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (attr->srq || attr->create_flags || attr->rwq_ind_tbl) {
-		ibdev_dbg(&dev->ibdev,
-			  "create_qp: SRQ, flags 0x%x or RSS unsupported\n",
-			  attr->create_flags);
+	if (attr->create_flags & ~SOFTHCA_QP_CREATE_HINTS) {
+		ibdev_dbg(&dev->ibdev, "create_qp: flags 0x%x unsupported\n",
+			  attr->create_flags & ~SOFTHCA_QP_CREATE_HINTS);
 		return -EOPNOTSUPP;
 	}
+	if (attr->rwq_ind_tbl) {
+		ibdev_dbg(&dev->ibdev, "create_qp: RSS unsupported\n");
+		return -EOPNOTSUPP;
+	}
+	if (*hw_type == SOFTHCA_QPT_GSI && attr->port_num != SOFTHCA_PORT) {
+		ibdev_dbg(&dev->ibdev, "create_qp: GSI QP on port %u\n",
+			  attr->port_num);
+		return -EINVAL;
+	}
 	if (attr->cap.max_send_wr > dev->caps.max_qp_wr ||
-	    attr->cap.max_recv_wr > dev->caps.max_qp_wr ||
 	    attr->cap.max_send_sge > dev->caps.max_sge ||
-	    attr->cap.max_recv_sge > dev->caps.max_sge ||
-	    attr->cap.max_inline_data > dev->caps.max_inline_data) {
+	    attr->cap.max_inline_data > dev->caps.max_inline_data ||
+	    (!srq && (attr->cap.max_recv_wr > dev->caps.max_qp_wr ||
+		      attr->cap.max_recv_sge > dev->caps.max_sge))) {
 		ibdev_dbg(&dev->ibdev, "create_qp: caps over the device's\n");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
-		      struct ib_udata *udata)
+/* The provider's buffer and record: pin them and create the QP. */
+static int softhca_uqp_create(struct softhca_dev *dev, struct softhca_qp *qp,
+			      struct ib_qp_init_attr *attr,
+			      struct ib_udata *udata)
 {
-	struct softhca_dev *dev = to_sdev(ibqp->device);
-	struct softhca_qp *qp = to_sqp(ibqp);
+	struct softhca_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
 	struct softhca_create_qp_resp resp = {};
 	struct softhca_create_qp_req req;
-	struct softhca_ucontext *uctx;
+	struct softhca_pas_buf pb;
+	struct softhca_qp_ctx ctx;
 	unsigned long pgsz;
 	u8 page_offset;
 	size_t size;
 	int ret;
 
-	if (!udata) {
-		ibdev_dbg(&dev->ibdev, "create_qp: kernel QPs unsupported\n");
-		return -EOPNOTSUPP;
-	}
-	uctx = rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
-	ret = softhca_qp_check_init_attr(dev, attr);
-	if (ret)
-		return ret;
 	if (udata->inlen < sizeof(req)) {
 		ibdev_dbg(&dev->ibdev, "create_qp: request of %zu bytes\n",
 			  udata->inlen);
@@ -185,14 +224,16 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	    (udata->inlen > sizeof(req) &&
 	     !ib_is_udata_cleared(udata, sizeof(req),
 				  udata->inlen - sizeof(req))) ||
-	    !softhca_qp_geometry_ok(dev, &req, &attr->cap)) {
+	    !softhca_qp_geometry_ok(dev, qp->hw_type, attr->srq, &req,
+				    &attr->cap)) {
 		ibdev_dbg(&dev->ibdev,
 			  "create_qp: bad request (sq 2^%u, rq 2^%u x 2^%u)\n",
 			  req.log_sq_size, req.log_rq_size, req.log_rq_stride);
 		return -EINVAL;
 	}
 
-	size = ((size_t)1 << (req.log_rq_size + req.log_rq_stride)) +
+	size = (attr->srq ? 0 :
+		(size_t)1 << (req.log_rq_size + req.log_rq_stride)) +
 	       ((size_t)1 << (req.log_sq_size + SOFTHCA_LOG_WQEBB));
 	qp->umem = ib_umem_get(&dev->ibdev, req.buf_addr, size,
 			       IB_ACCESS_LOCAL_WRITE);
@@ -217,37 +258,39 @@ int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 			  req.db_addr, ret);
 		goto err_umem;
 	}
-	ret = softhca_qp_hw_create(dev, qp, uctx, attr, &req, pgsz,
-				   page_offset);
+	ret = softhca_pas_from_umem(dev, qp->umem, pgsz, &pb);
+	if (ret)
+		goto err_db;
+	pb.page_offset = page_offset;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.log_sq_size = req.log_sq_size;
+	ctx.log_rq_size = req.log_rq_size;
+	ctx.log_rq_stride = req.log_rq_stride;
+	ctx.uar = cpu_to_le32(uctx->uar);
+	ctx.dbrec_addr = cpu_to_le64(qp->db.dma);
+	softhca_pas_to_prm(&pb, &ctx.pas);
+	ret = softhca_qp_hw_create(dev, qp, attr, &ctx);
+	softhca_pas_free(dev, &pb);
 	if (ret) {
 		ibdev_dbg(&dev->ibdev, "create_qp: CREATE_QP failed (%d)\n",
 			  ret);
 		goto err_db;
 	}
-	refcount_set(&qp->refcount, 1);
-	init_completion(&qp->free);
-	ret = xa_insert_bh(&dev->qps, qp->qpn, qp, GFP_KERNEL);
-	if (ret)
-		goto err_hw;
 
 	qp->cap.max_send_wr = req.max_send_wr;
 	qp->cap.max_recv_wr = req.max_recv_wr;
 	qp->cap.max_send_sge = req.max_send_sge;
 	qp->cap.max_recv_sge = req.max_recv_sge;
 	qp->cap.max_inline_data = req.max_inline_data;
-	attr->cap = qp->cap;
-	qp->sq_sig_type = attr->sq_sig_type;
-	ibqp->qp_num = qp->qpn;
 	resp.qpn = qp->qpn;
 	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (ret)
-		goto err_xa;
+		goto err_hw;
 	return 0;
 
-err_xa:
-	xa_erase_bh(&dev->qps, qp->qpn);
 err_hw:
-	softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_QP, qp->qpn);
+	if (softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_QP, qp->qpn))
+		return ret;	/* the card keeps it: so does the QP its memory */
 err_db:
 	softhca_dbrec_unmap(&uctx->dbrecs, &qp->db);
 err_umem:
@@ -255,12 +298,62 @@ err_umem:
 	return ret;
 }
 
+/* Undo softhca_uqp_create() or softhca_kqp_create() once the card let go. */
+static void softhca_qp_free_mem(struct softhca_dev *dev, struct softhca_qp *qp,
+				struct ib_udata *udata)
+{
+	struct softhca_ucontext *uctx;
+
+	if (qp->kernel) {
+		softhca_kqp_free_mem(dev, qp);
+		return;
+	}
+	uctx = rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
+	softhca_dbrec_unmap(&uctx->dbrecs, &qp->db);
+	softhca_umem_put(dev, qp->umem);
+}
+
+int softhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	struct softhca_dev *dev = to_sdev(ibqp->device);
+	struct softhca_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	qp->kernel = !udata;
+	ret = softhca_qp_check_init_attr(dev, attr, qp->kernel, &qp->hw_type);
+	if (ret)
+		return ret;
+	qp->sq_sig_type = attr->sq_sig_type;
+	if (qp->kernel)
+		ret = softhca_kqp_create(dev, qp, attr);
+	else
+		ret = softhca_uqp_create(dev, qp, attr, udata);
+	if (ret)
+		return ret;
+	if (qp->hw_type == SOFTHCA_QPT_GSI && qp->qpn != SOFTHCA_GSI_QPN)
+		ibdev_warn(&dev->ibdev, "the card made GSI QP %u, not QP1\n",
+			   qp->qpn);
+
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+	ret = xa_insert_bh(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (ret)
+		goto err_hw;
+	attr->cap = qp->cap;
+	ibqp->qp_num = qp->qpn;
+	return 0;
+
+err_hw:
+	if (!softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_QP, qp->qpn))
+		softhca_qp_free_mem(dev, qp, udata);
+	return ret;
+}
+
 int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct softhca_dev *dev = to_sdev(ibqp->device);
 	struct softhca_qp *qp = to_sqp(ibqp);
-	struct softhca_ucontext *uctx =
-		rdma_udata_to_drv_context(udata, struct softhca_ucontext, ibuc);
 	int ret;
 
 	/* the card lets go of the QP (its engine too), then the EQ tasklet */
@@ -270,8 +363,9 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&dev->qps, qp->qpn);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
-	softhca_dbrec_unmap(&uctx->dbrecs, &qp->db);
-	softhca_umem_put(dev, qp->umem);
+	if (qp->kernel)
+		softhca_kqp_clean_cqs(qp);
+	softhca_qp_free_mem(dev, qp, udata);
 	return 0;
 }
 
@@ -458,9 +552,13 @@ int softhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	softhca_qp_attr_to_hw(attr, mask & ~IB_QP_CUR_STATE, &a);
 	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_MODIFY_QP, &a, sizeof(a),
 			       NULL, 0);
-	if (ret)
+	if (ret) {
 		ibdev_dbg(&dev->ibdev, "modify_qp: MODIFY_QP failed (%d)\n", ret);
-	return ret;
+		return ret;
+	}
+	if (qp->kernel && (mask & IB_QP_STATE))
+		softhca_kqp_set_state(qp, next);
+	return 0;
 }
 
 int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -508,26 +606,35 @@ int softhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = qp->cap;
 	init->sq_sig_type = qp->sq_sig_type;
+	init->port_num = SOFTHCA_PORT;
 	return 0;
 }
 
 /*
- * Posting is the provider's; a zero-WR post is the wake-up call for an
+ * A kernel QP posts through the driver (softhca_post.c). A user QP's
+ * posting is the provider's; a zero-WR post is the wake-up call for an
  * idle card of a provider without a wake-up file: ring the engine's
- * doorbell.
+ * doorbell. Work requests on a user QP are refused: its rings are the
+ * provider's.
  */
 int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
 	struct softhca_dev *dev = to_sdev(ibqp->device);
+	struct softhca_qp *qp = to_sqp(ibqp);
 
+	if (qp->kernel)
+		return softhca_kqp_post_send(dev, qp, wr, bad_wr);
 	if (wr) {
+		ibdev_dbg(&dev->ibdev, "post_send: WRs on user QP %u\n",
+			  qp->qpn);
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, to_sqp(ibqp)->qpn);
+	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }
 
@@ -535,12 +642,17 @@ int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
 	struct softhca_dev *dev = to_sdev(ibqp->device);
+	struct softhca_qp *qp = to_sqp(ibqp);
 
+	if (qp->kernel)
+		return softhca_kqp_post_recv(dev, qp, wr, bad_wr);
 	if (wr) {
+		ibdev_dbg(&dev->ibdev, "post_recv: WRs on user QP %u\n",
+			  qp->qpn);
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, to_sqp(ibqp)->qpn);
+	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }
 

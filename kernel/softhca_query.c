@@ -58,6 +58,9 @@ int softhca_query_caps(struct softhca_dev *dev)
 	c->cqe_size = le32_to_cpu(hw->cqe_size);
 	c->dbrec_align = le32_to_cpu(hw->dbrec_align);
 	c->max_ah = le32_to_cpu(hw->max_ah);
+	c->max_fast_reg_pages = le32_to_cpu(hw->max_fast_reg_pages);
+	c->max_cq_count = le32_to_cpu(hw->max_cq_count);
+	c->max_cq_period_us = le32_to_cpu(hw->max_cq_period_us);
 
 	if (!c->max_comp_vectors || !c->gid_table_len ||
 	    c->cqe_size != SOFTHCA_CQE_SIZE || !c->page_size_cap) {
@@ -94,6 +97,19 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* kernel verbs: only what the card does */
+	if (dev->reserved_lkey)
+		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
+	if (c->cap_flags & SOFTHCA_CAP_FAST_REG) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = c->max_fast_reg_pages;
+	}
+	if (c->cap_flags & SOFTHCA_CAP_CQ_MODERATION) {
+		attr->cq_caps.max_cq_moderation_count =
+			min_t(u32, c->max_cq_count, U16_MAX);
+		attr->cq_caps.max_cq_moderation_period =
+			min_t(u32, c->max_cq_period_us, U16_MAX);
+	}
 	attr->max_send_sge = c->max_sge;
 	attr->max_recv_sge = c->max_sge;
 	attr->max_sge_rd = c->max_sge_rd;
@@ -109,7 +125,7 @@ int softhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq = c->cap_flags & SOFTHCA_CAP_SRQ ? c->max_srq : 0;
 	attr->max_srq_wr = attr->max_srq ? c->max_srq_wr : 0;
 	attr->max_srq_sge = attr->max_srq ? c->max_srq_sge : 0;
-	attr->max_ah = c->max_ah;
+	attr->max_ah = dev->max_ah;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
 	return 0;
