@@ -26,8 +26,7 @@ build_module() {
 build_userspace() {
 	local b=$SOFTHCA_TOP/build/userspace
 	softhca_log "building the provider and user-space tests"
-	cmake -S "$SOFTHCA_TOP/userspace" -B "$b" -DCMAKE_INSTALL_PREFIX=/usr \
-		-DCMAKE_INSTALL_LIBDIR=lib >/dev/null
+	cmake -S "$SOFTHCA_TOP/userspace" -B "$b" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 	cmake --build "$b" -j "$(nproc)" -- --no-print-directory >/dev/null ||
 		cmake --build "$b" -- --no-print-directory
 }
