@@ -13,6 +13,8 @@
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest on softhca vs rxe in one VM boot
 #   make install [DESTDIR=dir]   module and provider
+#   make deb        Debian packages softhca-dkms and libsofthca in build/deb
+#                   (debhelper, dh-dkms), checked with lintian
 #
 # KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
 # linux-image-amd64 depends on). Caches live in .cache/ (git-ignored).
@@ -23,7 +25,7 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	host-test bench install clean distclean
+	host-test bench install deb clean distclean
 
 all: module provider
 
@@ -62,6 +64,9 @@ bench: all
 
 install:
 	@scripts/install.sh
+
+deb:
+	@scripts/deb.sh
 
 clean:
 	rm -rf build
