@@ -106,7 +106,7 @@ ccache -z >/dev/null
 touch "$kdir/build-start"
 objs() { find "$build" -name '*.o' "$@" 2>/dev/null | wc -l; }
 softhca_progress_start kunit/kernel-build "kunit-kernel: compiling" objects \
-	"[ -f '$build/.config' ] && echo \$((\$(grep -c '=y\$' '$build/.config') * 3))" \
+	"[ -f '$build/.config' ] && echo \$((\$(grep -c '=y\$' '$build/.config') * 2))" \
 	"find '$build' -name '*.o' -newer '$kdir/build-start' 2>/dev/null | wc -l"
 set +e
 (
