@@ -24,6 +24,10 @@ debver=$version-1~deb${VERSION_ID%%.*}
 src=$out/src/softhca-$version
 log=$out/build.log
 
+for t in dpkg-buildpackage dh dh_dkms cmake lintian; do
+	command -v "$t" >/dev/null ||
+		softhca_die "deb: no $t; apt install build-essential cmake libibverbs-dev debhelper dh-dkms lintian (or make deps)"
+done
 rm -rf "$out"
 mkdir -p "$src"
 softhca_log "deb: building softhca-dkms and libsofthca $debver (dpkg-buildpackage; log $log)"
