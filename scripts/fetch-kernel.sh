@@ -12,7 +12,7 @@ set -euo pipefail
 stamp=$SOFTHCA_KROOT/.unpacked
 [ -f "$stamp" ] && exit 0
 
-softhca_log "fetching Debian kernel $SOFTHCA_KVER"
+softhca_log "fetching Debian's kernel $SOFTHCA_KVER (image and headers, with apt-get download into $SOFTHCA_CACHE/debs): the test VM boots it and the module is built against it; nothing is installed on this machine"
 debs=$SOFTHCA_CACHE/debs
 mkdir -p "$debs"
 want=(linux-image-$SOFTHCA_KVER linux-headers-$SOFTHCA_KVER
