@@ -11,9 +11,15 @@ results=${SOFTHCA_RESULTS:-$out.results}
 args=()
 [ -n "${SOFTHCA_VM_TESTS:-}" ] && args+=(-e "SOFTHCA_VM_TESTS=$SOFTHCA_VM_TESTS")
 
+. "$SOFTHCA_TOP/scripts/progress.sh"
+# progress: checks recorded so far, out of the last run's (same groups)
+key=progress/vm-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
+softhca_log "VM tests: booting the test VM and running ${SOFTHCA_VM_TESTS:-every group in tests/vm}"
+softhca_progress_start "$key" "VM tests" checks "" "grep -c '^[PF]' '$out/results'"
 "$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" "${args[@]}" \
 	"$SOFTHCA_TOP/tests/vm/run-guest.sh"
 rc=$?
+softhca_progress_stop ok
 [ "$results" = "$out.results" ] && : > "$results"
 [ -f "$out/results" ] && cat "$out/results" >> "$results"
 case $rc in
