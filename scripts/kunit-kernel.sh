@@ -94,7 +94,8 @@ if [ -f "$stampfile" ] && [ "$(cat "$stampfile")" = "$stamp" ] &&
 	exit 0
 fi
 
-# 3. Configure and build with kunit.py.
+# 3. Configure and build with kunit.py (one kernel build or VM at a time).
+softhca_heavy_lock
 rm -f "$stampfile"
 mkdir -p "$build" "$CCACHE_DIR"
 log=$kdir/kernel-build.log
