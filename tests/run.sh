@@ -64,6 +64,7 @@ fi
 
 stage lint scripts/lint.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
+stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 stage kunit scripts/kunit.sh
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
