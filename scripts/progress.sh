@@ -10,8 +10,8 @@
 #   [softhca] KUnit kernel: 812/2900 objects, 3:05 elapsed, about 7:50 left
 # is shown: rewritten in place every 2 s when stderr is a terminal, printed
 # every 30 s otherwise (CI logs). TOTAL is a number; or empty, or a command
-# printing one (sampled until it does), either of which gives way to the
-# last run's count when there is one.
+# printing one (sampled each time), either of which gives way to the last
+# run's count when there is one.
 # "ok" records this run's time and count (FINAL_COUNT, default the last
 # sample) in $SOFTHCA_CACHE/KEY.last for the next run's estimate. "about
 # 7:50 left" comes from the rate so far once 5% is done, before that from
@@ -55,19 +55,17 @@ softhca_progress_start() {
 			next=$((SECONDS + 30))
 			n=$(eval "$count" 2>/dev/null | head -n 1)
 			[[ $n =~ ^[0-9]+$ ]] || n=0
+			tn=$total
 			if [[ ! $total =~ ^[0-9]*$ ]]; then
-				t=$(eval "$total" 2>/dev/null || true)
-				[[ $t =~ ^[0-9]+$ ]] && total=$t
+				tn=$(eval "$total" 2>/dev/null | head -n 1)
 			fi
+			[[ $tn =~ ^[0-9]+$ ]] && [ "$tn" -gt 0 ] || tn=
 			line="$label: $n"
-			tn=
-			[[ $total =~ ^[0-9]+$ ]] && [ "$total" -gt 0 ] && tn=$total
 			[ -n "$tn" ] && line+="/$tn"
 			line+=" $unit, $(softhca_mmss $e) elapsed"
 			left=
 			if [ -n "$tn" ] && [ "$n" -gt 0 ] && [ $((n * 20)) -ge "$tn" ]; then
-				total=$tn
-				[ "$n" -lt "$total" ] && left=$((e * (total - n) / n))
+				[ "$n" -lt "$tn" ] && left=$((e * (tn - n) / n))
 			elif [ -n "$last_s" ] && [ "$last_s" -gt "$e" ]; then
 				left=$((last_s - e))
 			fi
