@@ -13,7 +13,7 @@ groups="to build the module and the provider	build-essential gcc-12 make bc flex
 to build the KUnit kernel and run checkpatch	linux-source-6.1
 for lint and the provider's unit tests	sparse clang-format clang-tidy googletest libgtest-dev
 to boot the test VM and run verbs tools in it	qemu-system-x86 qemu-system-data busybox-static iproute2 strace rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest python3-pyverbs
-to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian linux-compiler-gcc-12-x86"
+to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian"
 
 missing=()
 lines=()
