@@ -19,7 +19,7 @@ want=(linux-image-$SOFTHCA_KVER linux-headers-$SOFTHCA_KVER
 	linux-headers-$SOFTHCA_KABI-common linux-kbuild-6.1)
 for p in "${want[@]}"; do
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 && continue
-	(cd "$debs" && apt-get download -q "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+	(cd "$debs" && apt-get download -qq "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 || softhca_die "apt-get download $p failed"
 done
 
