@@ -62,7 +62,7 @@ if [ ! -f "$kdir/linux.id" ] || [ "$(cat "$kdir/linux.id")" != "$src_id" ] ||
 	t0=$(now)
 	softhca_log "kunit-kernel: copying $pristine to $src"
 	rm -rf "$src" "$kdir/linux.id"
-	cp -a "$pristine" "$src.tmp"
+	cp -a "$(realpath "$pristine")" "$src.tmp"	# the tree, not a symlink to it
 	rm -f "$src.tmp/.unpacked"
 	mv "$src.tmp" "$src"
 	echo "$src_id" > "$kdir/linux.id"
