@@ -15,7 +15,7 @@ kver=$(uname -r)
 version=$(cat "$SOFTHCA_TOP/VERSION")
 debs=$SOFTHCA_TOP/build/deb
 provdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)/libibverbs
-provider=$provdir/libsofthca-rdmav34.so
+provider=$provdir/libsofthca-rdmav34.so	# the file name carries the private ABI
 driver=/etc/libibverbs.d/softhca.driver
 dkms_deb=$(ls "$debs"/softhca-dkms_*_all.deb 2>/dev/null | tail -n 1)
 lib_deb=$(ls "$debs"/libsofthca_*_"$(dpkg --print-architecture)".deb 2>/dev/null | tail -n 1)
@@ -27,7 +27,7 @@ check debs-built test -f "$dkms_deb" -a -f "$lib_deb"
 rdma link show 2>/dev/null | awk '/softhca/ {print $2}' | cut -d/ -f1 |
 	sort -u | while read -r d; do rdma link delete "$d"; done
 rmmod softhca 2>/dev/null
-rm -f "$provider" "$driver"
+rm -f "$provdir"/libsofthca-rdmav*.so "$driver"
 if [ -e "/lib/modules/$kver/extra/softhca.ko" ]; then
 	rm -f "/lib/modules/$kver/extra/softhca.ko"
 	depmod "$kver"	# about 30 s under TCG
@@ -62,6 +62,8 @@ expect_eq modinfo-path "$(modinfo -n softhca 2>&1)" "/lib/modules/$kver/updates/
 expect_eq modinfo-version "$(modinfo -F version softhca 2>&1)" "$version"
 expect_eq modinfo-vermagic-kernel "$(modinfo -F vermagic softhca 2>&1 | cut -d' ' -f1)" "$kver"
 check dkms-autoinstall grep -qx 'AUTOINSTALL="yes"' "/usr/src/softhca-$version/dkms.conf"
+# the provider of the flavour built (rdma-core 44: private ABI 34)
+provider=$(dpkg -L libsofthca 2>/dev/null | grep "^$provdir/libsofthca-rdmav[0-9]*\.so\$" || echo "$provider")
 check provider-installed test -f "$provider"
 expect_eq driver-file "$(cat "$driver" 2>&1)" "driver softhca"
 
