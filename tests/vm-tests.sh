@@ -15,6 +15,7 @@ args=()
 # progress: checks recorded so far, out of the last run's (same groups)
 key=progress/vm-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
 softhca_log "VM tests: booting the test VM and running ${SOFTHCA_VM_TESTS:-every group in tests/vm}"
+softhca_heavy_lock	# vm-run.sh's, taken here so that waiting for it is not timed
 rm -f "$out/results"	# not the last run's
 softhca_progress_start "$key" "VM tests" checks "" "grep -c '^[PF]' '$out/results'"
 "$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" "${args[@]}" \
