@@ -14,8 +14,8 @@
 # run's count when there is one.
 # "ok" records this run's time and count (FINAL_COUNT, default the last
 # sample) in $SOFTHCA_CACHE/KEY.last for the next run's estimate. "about
-# 7:50 left" comes from the rate so far once 5% is done, before that from
-# the last run's time.
+# 7:50 left" comes from the rate so far once 5% is done (for totals of 20
+# or more), otherwise from the last run's time.
 
 softhca_progress_pid=
 softhca_progress_key=
@@ -64,7 +64,8 @@ softhca_progress_start() {
 			[ -n "$tn" ] && line+="/$tn"
 			line+=" $unit, $(softhca_mmss $e) elapsed"
 			left=
-			if [ -n "$tn" ] && [ "$n" -gt 0 ] && [ $((n * 20)) -ge "$tn" ]; then
+			if [ -n "$tn" ] && [ "$tn" -ge 20 ] && [ "$n" -gt 0 ] &&
+				[ $((n * 20)) -ge "$tn" ]; then
 				[ "$n" -lt "$tn" ] && left=$((e * (tn - n) / n))
 			elif [ -n "$last_s" ] && [ "$last_s" -gt "$e" ]; then
 				left=$((last_s - e))
