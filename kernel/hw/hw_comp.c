@@ -155,6 +155,19 @@ static u32 softhca_hw_comp_resume_psn(struct softhca_hw_qp *qp,
 			       f->got >> (7 + qp->attr.path_mtu));
 }
 
+/*
+ * Does acked_psn lie inside @f, past its first PSN? Only then does it say
+ * how much of @f arrived; otherwise it is left from an earlier WQE, or
+ * from before the QP's first PSN (PSNs start anywhere in 24 bits, so a
+ * stale value may even look "after" @f's first PSN: both ends are checked).
+ */
+static bool softhca_hw_comp_acked_inside(struct softhca_hw_qp *qp,
+					 struct softhca_hw_flight *f)
+{
+	return softhca_psn_diff(qp->acked_psn, f->first_psn) > 0 &&
+	       softhca_psn_diff(qp->acked_psn, f->last_psn) <= 0;
+}
+
 /**
  * softhca_hw_comp_base_psn - the oldest PSN not acknowledged (lock held)
  * @qp: the requester's QP
@@ -172,8 +185,7 @@ u32 softhca_hw_comp_base_psn(struct softhca_hw_qp *qp, u32 next)
 		return next;
 	if (softhca_hw_comp_rd(f->opcode))
 		return softhca_hw_comp_resume_psn(qp, f);
-	if (softhca_psn_diff(qp->acked_psn, f->first_psn) > 0 &&
-	    softhca_psn_diff(qp->acked_psn, f->last_psn) <= 0)
+	if (softhca_hw_comp_acked_inside(qp, f))
 		return qp->acked_psn;
 	return f->first_psn;
 }
@@ -210,12 +222,12 @@ static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 
 	/*
 	 * Part of a long message ACKed counts as progress too. acked_psn
-	 * is only meaningful inside the flight: one from before the oldest
-	 * WQE not done (or from before the QP's first PSN) is replaced.
+	 * is only meaningful inside the oldest WQE not done: one from
+	 * elsewhere is replaced.
 	 */
 	f = softhca_hw_comp_first(qp);
 	if (f && softhca_psn_diff(next, f->first_psn) > 0 &&
-	    (softhca_psn_diff(qp->acked_psn, f->first_psn) < 0 ||
+	    (!softhca_hw_comp_acked_inside(qp, f) ||
 	     softhca_psn_diff(next, qp->acked_psn) > 0)) {
 		qp->acked_psn = next;
 		progress = true;

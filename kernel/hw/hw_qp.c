@@ -477,6 +477,9 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		goto unlock;
 	}
 	softhca_hw_qp_merge_attr(&qp->attr, in, mask & ~SOFTHCA_QP_A_STATE);
+	/* nothing is ACKed of what the new send PSN starts */
+	if (mask & SOFTHCA_QP_A_SQ_PSN)
+		qp->acked_psn = le32_to_cpu(qp->attr.sq_psn);
 	atomic64_inc(&hw->path_gen);	/* the path may have changed */
 	if (next == SOFTHCA_QPS_RESET)
 		qp->attr.mask = 0;
