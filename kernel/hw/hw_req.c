@@ -482,6 +482,27 @@ static void softhca_hw_req_sent(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 }
 
 /*
+ * The PSN the requester sends next (lock held): inside the message it is
+ * cutting, where a resend starts (the completer's rewind PSN, else the
+ * first PSN of the WQE sent again), or the next new PSN.
+ */
+static u32 softhca_hw_req_next_psn(struct softhca_hw_qp *qp)
+{
+	struct softhca_hw_flight *f;
+
+	if (qp->sending)
+		return qp->sent_psn;
+	if (qp->fl_send == qp->fl_tail)
+		return le32_to_cpu(qp->attr.sq_psn);
+	f = softhca_hw_flight_at(qp, qp->fl_send);
+	if (qp->resend_psn_valid &&
+	    softhca_psn_diff(qp->resend_psn, f->first_psn) > 0 &&
+	    softhca_psn_diff(qp->resend_psn, f->last_psn) <= 0)
+		return qp->resend_psn;
+	return f->first_psn;
+}
+
+/*
  * RC to another host: sending stops while SOFTHCA_HW_MAX_UNACKED PSNs are
  * unacknowledged (go-back-N resends everything after a loss; this bounds
  * it), and waits for an ACK under the transport timer.
@@ -494,7 +515,7 @@ static bool softhca_hw_req_window_full(struct softhca_hw_qp *qp)
 	if (!qp->peer_remote || qp->type != SOFTHCA_QPT_RC)
 		return false;
 	spin_lock_bh(&qp->lock);
-	next = qp->sending ? qp->sent_psn : le32_to_cpu(qp->attr.sq_psn);
+	next = softhca_hw_req_next_psn(qp);
 	full = softhca_psn_diff(next, softhca_hw_comp_base_psn(qp, next)) >=
 	       SOFTHCA_HW_MAX_UNACKED;
 	if (full && !qp->timer_armed) {
