@@ -9,7 +9,9 @@
  *
  * options: mtu=<256..4096> (path MTU, 1024), seed=<n>, timeout=<s> (how
  * long a completion may take, 120), name=<prefix> (of the cases' names,
- * followed by a dot)
+ * followed by a dot), psn=<n> (the RC QPs' first PSN, 0xfffc00: in the
+ * upper half of the 24-bit space, and wrapping past 0xffffff within the
+ * first 16 MiB message at any MTU)
  * cases:
  *   stream[=N]  N RC operations (SEND, SEND with immediate, WRITE, WRITE
  *               with immediate, READ), each way at random, of random
@@ -47,6 +49,7 @@ int failures;
 std::string prefix; /* name=: put before each case's name */
 std::mt19937_64 rng(4791);
 ibv_mtu path_mtu = IBV_MTU_1024;
+uint32_t start_psn = 0xfffc00; /* psn=: see the header */
 double timeout_s = 120;
 
 void result(bool ok, const std::string &name, const std::string &why = "")
@@ -204,7 +207,7 @@ struct Qp {
 		a.qp_state = IBV_QPS_RTR;
 		a.path_mtu = path_mtu;
 		a.dest_qp_num = peer.qp->qp_num;
-		a.rq_psn = 0x123;
+		a.rq_psn = start_psn;
 		a.max_dest_rd_atomic = 16;
 		a.min_rnr_timer = 1;
 		a.ah_attr.is_global = 1;
@@ -220,7 +223,7 @@ struct Qp {
 			die("RTR on " + d.name);
 		a = {};
 		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 0x123;
+		a.sq_psn = start_psn;
 		a.timeout = o.timeout;
 		a.retry_cnt = o.retry_cnt;
 		a.rnr_retry = o.rnr_retry;
@@ -808,7 +811,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 6) {
 		fprintf(stderr,
-			"usage: %s <devA> <gidA> <devB> <gidB> [mtu=N] [seed=N] [timeout=S] [name=P] case...\n",
+			"usage: %s <devA> <gidA> <devB> <gidB> [mtu=N] [seed=N] [timeout=S] [name=P] [psn=N] case...\n",
 			argv[0]);
 		return 2;
 	}
@@ -833,6 +836,8 @@ int main(int argc, char **argv)
 				   m == 4096 ? IBV_MTU_4096 : IBV_MTU_1024;
 		} else if (c == "name") {
 			prefix = arg + ".";
+		} else if (c == "psn") {
+			start_psn = strtoul(arg.c_str(), nullptr, 0) & 0xffffff;
 		} else if (c == "seed") {
 			rng.seed(strtoull(arg.c_str(), nullptr, 0));
 		} else if (c == "timeout") {
