@@ -163,6 +163,37 @@ static void icrc_v6_test(struct kunit *test)
 	icrc_matches_reference(test, false);
 }
 
+/*
+ * Frames rxe (the kernel's Soft-RoCE, 6.1) sent to softhca in the VM test
+ * t50-wire, as tcpdump captured them (IP header to ICRC): an answer
+ * computed by another implementation, which softhca's must reproduce.
+ */
+static const char * const rxe_frames[] = {
+	/* RC ACK, PSN 0x016bbf, IPv4 10.5.0.1 -> 10.5.0.2 */
+	"4500003065b040004011c1000a0500010a050002c02212b7001c00001100ffff0000000200016bbf1f00000029911a6b",
+	/* the next ACK, PSN 0x016bdf: other IP ID, checksum, PSN */
+	"4500003065b140004011c0ff0a0500010a050002c02212b7001c00001100ffff0000000200016bdf1f000000cdeda1bc",
+};
+
+static void icrc_of_rxe_frames_test(struct kunit *test)
+{
+	u8 frame[256];
+	u32 i, n;
+
+	for (i = 0; i < ARRAY_SIZE(rxe_frames); i++) {
+		const char *hex = rxe_frames[i];
+		bool v4 = (hex[0] == '4');
+
+		n = strlen(hex) / 2;
+		KUNIT_ASSERT_LE(test, n, sizeof(frame));
+		KUNIT_ASSERT_EQ(test, hex2bin(frame, hex, n), 0);
+		KUNIT_EXPECT_EQ(test, softhca_hw_icrc(frame, n - 4, v4),
+				get_unaligned_le32(frame + n - 4));
+		KUNIT_EXPECT_EQ(test, reference_icrc(frame, n - 4, v4),
+				get_unaligned_le32(frame + n - 4));
+	}
+}
+
 /* Build @pkt's packet and parse it back into @out; the frame's length. */
 static u32 round_trip(struct kunit *test, const struct softhca_hw_pkt *pkt,
 		      bool ackreq, u8 *frame, struct softhca_hw_pkt *out)
@@ -372,6 +403,7 @@ static void piece_test(struct kunit *test)
 static struct kunit_case softhca_wire_cases[] = {
 	KUNIT_CASE(icrc_v4_test),
 	KUNIT_CASE(icrc_v6_test),
+	KUNIT_CASE(icrc_of_rxe_frames_test),
 	KUNIT_CASE(build_parse_write_v4_test),
 	KUNIT_CASE(build_parse_headers_v6_test),
 	KUNIT_CASE(parse_refuses_test),
