@@ -30,11 +30,14 @@ nsx() {
 	fi
 }
 
-# gid_index <ibdev> <ipv4>: the index of the RoCE v2 GID of that address
-# (read with the shell's own read: rxe has 1024 GID entries).
+# gid_index <ibdev> <ipv4 or ipv6>: the index of the RoCE v2 GID of that
+# address (read with the shell's own read: rxe has 1024 GID entries).
 gid_index() {
 	local d=/sys/class/infiniband/$1/ports/1 want f i g t
-	want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' ${2//./ })
+	case $2 in
+	*:*) want=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2") ;;
+	*) want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' ${2//./ }) ;;
+	esac
 	for f in "$d"/gids/*; do
 		i=${f##*/}
 		read -r g < "$f" 2>/dev/null || continue
@@ -50,7 +53,9 @@ gid_index() {
 # all_gids: every device has the GID of its address.
 all_gids() {
 	gid_index rxe0 10.5.0.1 && gid_index softhca50 10.5.0.2 &&
-		gid_index softhca60 10.6.0.1 && gid_index softhca61 10.6.0.2
+		gid_index softhca60 10.6.0.1 && gid_index softhca61 10.6.0.2 &&
+		gid_index rxe0 fd05::1 && gid_index softhca50 fd05::2 &&
+		gid_index softhca60 fd06::1 && gid_index softhca61 fd06::2
 }
 
 # until_ok <seconds> <command...>: retry until it succeeds, for at most
@@ -76,6 +81,11 @@ ip addr add 10.5.0.1/24 dev veth50
 ip addr add 10.6.0.1/24 dev veth60
 ip -n sa addr add 10.5.0.2/24 dev veth51
 ip -n sb addr add 10.6.0.2/24 dev veth61
+# and IPv6 (RoCEv2 over an IPv6 header, the GID the address itself)
+ip addr add fd05::1/64 dev veth50 nodad
+ip addr add fd06::1/64 dev veth60 nodad
+ip -n sa addr add fd05::2/64 dev veth51 nodad
+ip -n sb addr add fd06::2/64 dev veth61 nodad
 ip link set veth50 up
 ip link set veth60 up
 ip -n sa link set veth51 up
@@ -91,6 +101,10 @@ g_rxe=$(gid_index rxe0 10.5.0.1)
 g50=$(gid_index softhca50 10.5.0.2)
 g60=$(gid_index softhca60 10.6.0.1)
 g61=$(gid_index softhca61 10.6.0.2)
+g6_rxe=$(gid_index rxe0 fd05::1)
+g6_50=$(gid_index softhca50 fd05::2)
+g6_60=$(gid_index softhca60 fd06::1)
+g6_61=$(gid_index softhca61 fd06::2)
 # what is not RoCE passes the card untouched: ARP and ICMP both ways
 check ping-through-card ip netns exec sa ping -c 3 -W 5 10.5.0.1
 check ping-through-both-cards ip netns exec sb ping -c 3 -W 5 10.6.0.1
@@ -194,6 +208,22 @@ interop() {
 	done
 }
 
+# IPv6 GIDs (the tools still meet over TCP on IPv4): frames with an IPv6
+# header and the ICRC over it, each way, with rxe and between the cards.
+for s in a b; do
+	if [ $s = a ]; then
+		r=("" rxe0 "$g6_rxe" sa softhca50 "$g6_50" 10.5.0.1)
+		p=("" softhca60 "$g6_60" sb softhca61 "$g6_61" 10.6.0.1)
+	else
+		r=(sa softhca50 "$g6_50" "" rxe0 "$g6_rxe" 10.5.0.2)
+		p=(sb softhca61 "$g6_61" "" softhca60 "$g6_60" 10.6.0.2)
+	fi
+	two_sided "rxe.ipv6.${r[1]}-serves.rc-pingpong" "${r[@]}" pingpong ibv_rc_pingpong -c -m 1024 -s 65536 -n 100
+	two_sided "rxe.ipv6.${r[1]}-serves.ud-pingpong" "${r[@]}" pingpong ibv_ud_pingpong -c -s 1024 -n 200
+	two_sided "pair.ipv6.${p[1]}-serves.rc-pingpong" "${p[@]}" pingpong ibv_rc_pingpong -c -m 1024 -s 65536 -n 100
+	two_sided "pair.ipv6.${p[1]}-serves.ud-pingpong" "${p[@]}" pingpong ibv_ud_pingpong -c -s 1024 -n 200
+done
+
 interop rxe "" rxe0 "$g_rxe" 10.5.0.1 sa softhca50 "$g50" 10.5.0.2
 interop pair "" softhca60 "$g60" 10.6.0.1 sb softhca61 "$g61" 10.6.0.2
 
@@ -263,6 +293,7 @@ check tshark-decodes-pair-capture decodes $CAP/pair.pcap
 # both ends' frames: from 10.5.0.1 (rxe) and from 10.5.0.2 (softhca)
 check capture-icrcs-valid python3 "$SOFTHCA_TOP/tests/vm/roce.py" check-pcap $CAP/rxe.pcap 10.5.0.1 4
 check capture-icrcs-valid-pair python3 "$SOFTHCA_TOP/tests/vm/roce.py" check-pcap $CAP/pair.pcap
+check capture-has-ipv6-both-ends sh -c "tshark -r $CAP/rxe.pcap -Y 'ipv6.src == fd05::1 && infiniband' | grep -q . && tshark -r $CAP/rxe.pcap -Y 'ipv6.src == fd05::2 && infiniband' | grep -q . && tshark -r $CAP/pair.pcap -Y 'ipv6.src == fd06::2 && infiniband' | grep -q ."
 check capture-has-both-ends sh -c "tshark -r $CAP/rxe.pcap -Y 'ip.src == 10.5.0.1' | grep -q . && tshark -r $CAP/rxe.pcap -Y 'ip.src == 10.5.0.2' | grep -q ."
 
 # Hostile packets to softhca61 from init_net: random UDP payloads to port
