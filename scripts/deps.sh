@@ -14,6 +14,7 @@ pkgs=(
 	perftest python3-pyverbs linux-source-6.1
 	python3-sphinx
 	tcpdump tshark iputils-ping
+	nvme-cli fio
 )
 
 missing=()
