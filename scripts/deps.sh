@@ -15,7 +15,8 @@ for lint and the provider's unit tests	sparse clang-format clang-tidy googletest
 to build the HTML documentation (make htmldocs)	python3-sphinx
 to boot the test VM and run verbs tools in it	qemu-system-x86 qemu-system-data busybox-static iproute2 strace rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest python3-pyverbs
 to capture and decode RoCEv2 on the test VM's wire	tcpdump tshark iputils-ping
-to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian"
+to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian
+for NVMe over RDMA in the test VM (nvme-rdma, nvmet-rdma, fio verify)	nvme-cli fio"
 
 missing=()
 lines=()

@@ -688,6 +688,7 @@ u32 softhca_hw_rnr_us(u8 timer);
 u64 softhca_hw_timeout_us(struct softhca_hw_qp *qp);
 u32 softhca_hw_req_segs(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			struct softhca_hw_wqe *w);
+u64 softhca_hw_req_run_len(u64 left, u64 budget, u32 mtu);
 bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			u64 budget, ktime_t *next);
 void softhca_hw_req_reset(struct softhca_hw_qp *qp);

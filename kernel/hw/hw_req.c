@@ -376,6 +376,29 @@ static u8 softhca_hw_req_opcode(struct softhca_hw_qp *qp, u8 wqe_op,
 	}
 }
 
+/**
+ * softhca_hw_req_run_len - the payload of the next run of a message
+ * @left: the bytes of the message still to send (more than 0)
+ * @budget: the bytes the visit may still send (more than 0)
+ * @mtu: the path MTU in bytes (a power of 2, at most SOFTHCA_HW_SEGMENT)
+ *
+ * A run that does not end the message is whole packets of the path MTU:
+ * every packet but a message's last carries exactly the MTU, and the
+ * message takes exactly softhca_hw_packets(@left) PSNs, the number its
+ * flight place was given. A budget smaller than the MTU still sends one
+ * packet (the visit's budget is a soft bound).
+ *
+ * Return: @left, or a positive multiple of @mtu smaller than @left.
+ */
+u64 softhca_hw_req_run_len(u64 left, u64 budget, u32 mtu)
+{
+	u64 run = min3(left, max_t(u64, budget, mtu), (u64)SOFTHCA_HW_SEGMENT);
+
+	if (run < left)
+		run = round_down(run, mtu);
+	return run;
+}
+
 /*
  * Send the next run of the WQE being sent (at most @budget bytes; a READ
  * or an atomic is one request). Return: the payload bytes sent.
@@ -417,11 +440,7 @@ static u64 softhca_hw_req_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		pkt.flags |= SOFTHCA_PKT_ACKREQ;
 		qp->sent = w->length;
 	} else {
-		run = min3(w->length - qp->sent, budget,
-			   (u64)SOFTHCA_HW_SEGMENT);
-		/* a run that does not end the message ends on an MTU */
-		if (run < w->length - qp->sent && run >= mtu)
-			run -= run & (mtu - 1);
+		run = softhca_hw_req_run_len(w->length - qp->sent, budget, mtu);
 		len = run;
 		last = qp->sent + run == w->length;
 		pkt.opcode = softhca_hw_req_opcode(qp, op, first, last);

@@ -5,7 +5,8 @@
  * across the wrap, and the 40-byte GRH a UD receive gets: the IPv6 header,
  * or 20 zero bytes and an IPv4 header whose checksum is computed here
  * independently (RFC 1071, a byte at a time) and whose every field is
- * checked at its wire offset.
+ * checked at its wire offset. And the runs a requester cuts a message
+ * into over visits of limited budget.
  */
 #include <kunit/test.h>
 
@@ -192,11 +193,64 @@ static void grh_v6_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(grh + 24, dgid, 16), 0);
 }
 
+/*
+ * The runs a requester cuts a message into: every run but the last is
+ * whole packets of the path MTU, whatever budget a visit has left, so a
+ * message takes exactly the PSNs its flight place was given.
+ */
+static void run_len_test(struct kunit *test)
+{
+	/* a SEND of 16 bytes, then WRITEs as an NVMe target posts them */
+	static const u64 msgs[] = { 16, SZ_256K, 40960, 16, SZ_64K + 4096,
+				    12288, 16, SZ_256K, 1, SZ_128K };
+	const u32 mtu = 1024;
+	u64 budget = SOFTHCA_HW_QP_BUDGET, left, run;
+	u32 psns;
+	unsigned int i, visits = 1;
+
+	/* a budget below the MTU still sends one whole packet */
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(3000, 1008, mtu), 1024ULL);
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(5000, 1, mtu), 1024ULL);
+	/* the end of a message goes whole, however short */
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(500, 100, mtu), 500ULL);
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(1500, SZ_256K, mtu),
+			1500ULL);
+	/* a run is at most a segment, and ends on an MTU */
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(SZ_256K, SZ_256K - 16, mtu),
+			(u64)SOFTHCA_HW_SEGMENT);
+	KUNIT_EXPECT_EQ(test, softhca_hw_req_run_len(SZ_64K, 40000, mtu),
+			39936ULL);
+
+	/* visits of SOFTHCA_HW_QP_BUDGET bytes, as softhca_hw_req_run() */
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		left = msgs[i];
+		psns = 0;
+		while (left) {
+			if (!budget) {
+				budget = SOFTHCA_HW_QP_BUDGET;
+				visits++;
+			}
+			run = softhca_hw_req_run_len(left, budget, mtu);
+			KUNIT_ASSERT_GT(test, run, 0ULL);
+			KUNIT_ASSERT_LE(test, run, left);
+			if (run < left)
+				KUNIT_EXPECT_EQ(test, run % mtu, 0ULL);
+			psns += softhca_hw_packets(3, run);
+			budget -= min(budget, run);
+			left -= run;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, psns, softhca_hw_packets(3, msgs[i]),
+				    "message %u of %llu bytes", i, msgs[i]);
+	}
+	KUNIT_EXPECT_GT(test, visits, 1u);
+}
+
 static struct kunit_case softhca_transport_cases[] = {
 	KUNIT_CASE(opcode_table_test),
 	KUNIT_CASE(psn_test),
 	KUNIT_CASE(grh_v4_test),
 	KUNIT_CASE(grh_v6_test),
+	KUNIT_CASE(run_len_test),
 	{}
 };
 

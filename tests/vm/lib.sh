@@ -119,6 +119,22 @@ wait_listen() {
 	return 1
 }
 
+# wait_cm_listen <pid> <port>: until rdma_cm lists a listener on <port>
+# (an rdma_cm server listens on no socket: "rdma resource show cm_id"
+# shows its ID in state LISTEN, on its device or on all, "link <dev>/-").
+wait_cm_listen() {
+	local pid=$1 port=$2 i
+	for ((i = 0; i < READY_TIMEOUT * 10; i++)); do
+		rdma resource show cm_id 2>/dev/null |
+			grep -Eq " state LISTEN .* src-addr [^ ]*:$port( |\$)" && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "wait_cm_listen: no rdma_cm listener on port $port (pid $pid $(kill -0 "$pid" 2>/dev/null && echo alive || echo gone)):" >&2
+	rdma resource show cm_id >&2
+	return 1
+}
+
 # wait_line <pid> <file> <ERE>: until a line of <file> matches.
 wait_line() {
 	local pid=$1 file=$2 re=$3 i

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <cstring>
 #include <endian.h>
 #include <fcntl.h>
@@ -156,7 +157,8 @@ struct QpOpts {
 	int cq_entries = 256;
 	bool channel = false;
 	ibv_mtu mtu = IBV_MTU_1024;
-	uint32_t psn = 0; /* the first PSN of both directions */
+	uint32_t psn = 0;	  /* the first PSN of both directions */
+	ibv_srq *srq_b = nullptr; /* B receives from this SRQ */
 };
 
 /* Two QPs, A and B, each with its own CQ, connected to each other. */
@@ -176,8 +178,8 @@ struct Pair {
 		cqa = ibv_create_cq(d.ctx, o.cq_entries, nullptr, nullptr, 0);
 		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
 				    d.ctx->num_comp_vectors - 1);
-		a = make_qp(cqa);
-		b = make_qp(cqb);
+		a = make_qp(cqa, nullptr);
+		b = make_qp(cqb, o.srq_b);
 		if (!cqa || !cqb || !a || !b) {
 			fprintf(stderr, "pair setup failed: %s\n",
 				strerror(errno));
@@ -198,12 +200,13 @@ struct Pair {
 			ibv_destroy_comp_channel(ch);
 	}
 
-	ibv_qp *make_qp(ibv_cq *cq)
+	ibv_qp *make_qp(ibv_cq *cq, ibv_srq *srq)
 	{
 		ibv_qp_init_attr ia = {};
 
 		ia.send_cq = cq;
 		ia.recv_cq = cq;
+		ia.srq = srq;
 		ia.qp_type = o.type;
 		ia.cap.max_send_wr = o.max_wr;
 		ia.cap.max_recv_wr = o.max_wr;
@@ -2061,6 +2064,516 @@ void test_wake_file()
 		       std::to_string(refs0) + " -> " + std::to_string(refs1));
 }
 
+/* ---- UD: datagrams, their GRH, Q_Keys, unknown QPNs ----------------- */
+
+/*
+ * A port counter of the device (sysfs hw_counters, from the card's
+ * QUERY_COUNTERS), or -1 when it cannot be read.
+ */
+long long port_counter(const char *name)
+{
+	std::string path = "/sys/class/infiniband/" + dev_name +
+			   "/ports/1/hw_counters/" + name;
+	FILE *f = fopen(path.c_str(), "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Until the counter reaches @want (or the deadline); its last value. */
+long long wait_counter(const char *name, long long want,
+		       double ms = kDeadlineMs)
+{
+	double end = now_ms() + ms;
+	long long v;
+
+	while ((v = port_counter(name)) >= 0 && v < want && now_ms() < end)
+		usleep(1000);
+	return v;
+}
+
+/* The index of @addr (an IPv6 address, or IPv4-mapped) in the GID table. */
+int find_gid(Dev &d, const char *addr)
+{
+	union ibv_gid want, g;
+	ibv_port_attr pa;
+
+	if (inet_pton(AF_INET6, addr, want.raw) != 1 ||
+	    ibv_query_port(d.ctx, 1, &pa))
+		return -1;
+	for (int i = 0; i < pa.gid_tbl_len; i++)
+		if (!ibv_query_gid(d.ctx, 1, i, &g) &&
+		    memcmp(g.raw, want.raw, sizeof(g.raw)) == 0)
+			return i;
+	return -1;
+}
+
+/* A UD QP with its own CQ, in RTS, taking datagrams with @qkey. */
+struct UdQp {
+	ibv_cq *cq = nullptr;
+	ibv_qp *qp = nullptr;
+
+	UdQp(Dev &d, uint32_t qkey)
+	{
+		ibv_qp_init_attr ia = {};
+		ibv_qp_attr at = {};
+
+		cq = ibv_create_cq(d.ctx, 64, nullptr, nullptr, 0);
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.qp_type = IBV_QPT_UD;
+		ia.cap.max_send_wr = 16;
+		ia.cap.max_recv_wr = 16;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		qp = cq ? ibv_create_qp(d.pd, &ia) : nullptr;
+		if (!qp) {
+			fprintf(stderr, "UD QP: %s\n", strerror(errno));
+			exit(2);
+		}
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qkey = qkey;
+		Pair::check(ibv_modify_qp(qp, &at,
+					  IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						  IBV_QP_PORT | IBV_QP_QKEY),
+			    "UD INIT");
+		at = {};
+		at.qp_state = IBV_QPS_RTR;
+		Pair::check(ibv_modify_qp(qp, &at, IBV_QP_STATE), "UD RTR");
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 0;
+		Pair::check(
+			ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN),
+			"UD RTS");
+	}
+	~UdQp()
+	{
+		ibv_destroy_qp(qp);
+		ibv_destroy_cq(cq);
+	}
+};
+
+/* What the datagram's AH says, and so what its GRH must say. */
+struct UdPath {
+	int sgid_index;
+	union ibv_gid gid; /* source and destination: this port's */
+	uint8_t hop_limit;
+	uint8_t tclass;
+	uint32_t flow_label;
+};
+
+ibv_ah *make_ah(Dev &d, const UdPath &path)
+{
+	ibv_ah_attr aa = {};
+
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.dgid = path.gid;
+	aa.grh.sgid_index = static_cast<uint8_t>(path.sgid_index);
+	aa.grh.hop_limit = path.hop_limit;
+	aa.grh.traffic_class = path.tclass;
+	aa.grh.flow_label = path.flow_label;
+	return ibv_create_ah(d.pd, &aa);
+}
+
+int post_ud(ibv_qp *qp, ibv_ah *ah, uint32_t qpn, uint32_t qkey, const Buf &b,
+	    size_t off, uint32_t len, uint64_t wr_id)
+{
+	ibv_sge sge = { b.addr(off), len, b.mr->lkey };
+	ibv_send_wr wr = {}, *bad;
+
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+constexpr size_t kGrh = 40;
+
+/* The UDP length of a UD SEND of @len bytes: UDP, BTH, DETH, pad, ICRC. */
+uint32_t ud_udp_len(uint32_t len)
+{
+	return 8 + 12 + 8 + ((len + 3) & ~3U) + 4;
+}
+
+uint16_t be16_at(const uint8_t *p)
+{
+	return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+
+/* Check the 40 bytes in front of a datagram of @len bytes. */
+std::string check_grh(const uint8_t *g, const UdPath &path, uint32_t len)
+{
+	bool v4 = IN6_IS_ADDR_V4MAPPED(
+		reinterpret_cast<const in6_addr *>(path.gid.raw));
+
+	if (v4) {
+		const uint8_t *ip = g + 20;
+		uint32_t sum = 0;
+
+		for (int i = 0; i < 20; i++)
+			if (g[i])
+				return "byte " + str(i) +
+				       " of the first 20 is " + str(g[i]);
+		for (int i = 0; i < 20; i += 2)
+			sum += be16_at(ip + i);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		if (ip[0] != 0x45)
+			return "version/IHL " + str(ip[0]);
+		if (ip[1] != path.tclass)
+			return "TOS " + str(ip[1]);
+		if (be16_at(ip + 2) != 20 + ud_udp_len(len))
+			return "total length " + str(be16_at(ip + 2));
+		if (ip[8] != path.hop_limit)
+			return "TTL " + str(ip[8]);
+		if (ip[9] != IPPROTO_UDP)
+			return "protocol " + str(ip[9]);
+		if (sum != 0xffff)
+			return "header checksum does not add up";
+		if (memcmp(ip + 12, path.gid.raw + 12, 4) != 0 ||
+		    memcmp(ip + 16, path.gid.raw + 12, 4) != 0)
+			return "addresses are not this port's";
+		return "";
+	}
+	uint32_t w = static_cast<uint32_t>(g[0]) << 24 | g[1] << 16 |
+		     g[2] << 8 | g[3];
+	if (w >> 28 != 6)
+		return "version " + str(w >> 28);
+	if (((w >> 20) & 0xff) != path.tclass)
+		return "traffic class " + str((w >> 20) & 0xff);
+	if ((w & 0xfffff) != path.flow_label)
+		return "flow label " + str(w & 0xfffff);
+	if (be16_at(g + 4) != ud_udp_len(len))
+		return "payload length " + str(be16_at(g + 4));
+	if (g[6] != IPPROTO_UDP)
+		return "next header " + str(g[6]);
+	if (g[7] != path.hop_limit)
+		return "hop limit " + str(g[7]);
+	if (memcmp(g + 8, path.gid.raw, 16) != 0 ||
+	    memcmp(g + 24, path.gid.raw, 16) != 0)
+		return "addresses are not this port's";
+	return "";
+}
+
+/*
+ * A datagram from A to B on GID @path: the sender completes, and the
+ * receive holds the GRH and then the payload, with GRH, source QP and
+ * P_Key index in its completion.
+ */
+void ud_grh_case(Dev &d, const UdPath &path, const std::string &name)
+{
+	const uint32_t qkey = 0x1234567, len = 100;
+	UdQp a(d, qkey), b(d, qkey);
+	Buf buf(d.pd, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ibv_ah *ah = make_ah(d, path);
+	std::string why;
+
+	if (!ah) {
+		result(false, name,
+		       std::string("create_ah: ") + strerror(errno));
+		return;
+	}
+	fill_random(buf.p, 4096);
+	memset(buf.p + 4096, 0xee, 4096);
+	post_recv(b.qp, { { buf.addr(4096), kGrh + len + 64, buf.mr->lkey } },
+		  7);
+	post_ud(a.qp, ah, b.qp->qp_num, qkey, buf, 0, len, 8);
+	auto wa = poll_n(a.cq, 1);
+	auto wb = poll_n(b.cq, 1);
+	if (wa.size() != 1 || wa[0].status != IBV_WC_SUCCESS ||
+	    wa[0].wr_id != 8 || wa[0].opcode != IBV_WC_SEND)
+		why = "sender: " + (wa.empty() ? "none" : wc_desc(wa[0]));
+	else if (wb.size() != 1 || wb[0].status != IBV_WC_SUCCESS ||
+		 wb[0].wr_id != 7 || wb[0].opcode != IBV_WC_RECV ||
+		 wb[0].byte_len != kGrh + len)
+		why = "receiver: " + (wb.empty() ? "none" : wc_desc(wb[0]));
+	else if (!(wb[0].wc_flags & IBV_WC_GRH))
+		why = "no IBV_WC_GRH";
+	else if (wb[0].src_qp != a.qp->qp_num)
+		why = "src_qp " + str(wb[0].src_qp) + ", sender is " +
+		      str(a.qp->qp_num);
+	else if (wb[0].pkey_index != 0)
+		why = "pkey_index " + str(wb[0].pkey_index);
+	else if (memcmp(buf.p + 4096 + kGrh, buf.p, len) != 0)
+		why = "payload differs";
+	else if (buf.p[4096 + kGrh + len] != 0xee)
+		why = "written past the datagram";
+	else
+		why = check_grh(buf.p + 4096, path, len);
+	result(why.empty(), name, why);
+	ibv_destroy_ah(ah);
+}
+
+void test_ud()
+{
+	Dev d;
+	UdPath v4 = { gid_index, d.gid, 7, 0x28, 0 };
+
+	if (!IN6_IS_ADDR_V4MAPPED(reinterpret_cast<in6_addr *>(d.gid.raw)))
+		result(false, "ud.grh-ipv4",
+		       "GID index " + str(gid_index) + " is not IPv4-mapped");
+	else
+		ud_grh_case(d, v4, "ud.grh-ipv4");
+
+	/* an IPv6 GID: the address SOFTHCA_GID6 of the netdev */
+	const char *a6 = getenv("SOFTHCA_GID6");
+	int i6 = a6 ? find_gid(d, a6) : -1;
+	if (!a6) {
+		printf("SKIP ud.grh-ipv6: no SOFTHCA_GID6\n");
+	} else if (i6 < 0) {
+		result(false, "ud.grh-ipv6", std::string("no GID ") + a6);
+	} else {
+		UdPath v6 = { i6, {}, 9, 0x60, 0x5a5a5 };
+
+		ibv_query_gid(d.ctx, 1, i6, &v6.gid);
+		ud_grh_case(d, v6, "ud.grh-ipv6");
+	}
+
+	const uint32_t qkey = 0x1111, len = 64;
+	UdQp a(d, qkey), b(d, qkey);
+	Buf buf(d.pd, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ibv_ah *ah = make_ah(d, v4);
+	if (!ah) {
+		result(false, "ud.ah",
+		       std::string("create_ah: ") + strerror(errno));
+		return;
+	}
+	std::string why;
+
+	/*
+	 * A Q_Key the receiver does not have: the sender completes (a
+	 * datagram is gone once sent), the receiver takes nothing and counts
+	 * a drop, and its receive stays posted for the next datagram.
+	 */
+	long long q0 = port_counter("rx_drop_qkey");
+	post_recv(b.qp, { { buf.addr(4096), kGrh + len, buf.mr->lkey } }, 21);
+	post_ud(a.qp, ah, b.qp->qp_num, qkey ^ 1, buf, 0, len, 22);
+	auto wa = poll_n(a.cq, 1);
+	long long q1 = wait_counter("rx_drop_qkey", q0 + 1);
+	auto wb = poll_n(b.cq, 1, 200);
+	if (q0 < 0)
+		why = "cannot read the rx_drop_qkey counter";
+	else if (wa.size() != 1 || wa[0].status != IBV_WC_SUCCESS)
+		why = "sender: " + (wa.empty() ? "none" : wc_desc(wa[0]));
+	else if (!wb.empty())
+		why = "the receiver completed: " + wc_desc(wb[0]);
+	else if (q1 != q0 + 1)
+		why = "rx_drop_qkey " + str(q0) + " -> " + str(q1);
+	result(why.empty(), "ud.qkey-mismatch-dropped-and-counted", why);
+	post_ud(a.qp, ah, b.qp->qp_num, qkey, buf, 0, len, 23);
+	wa = poll_n(a.cq, 1);
+	wb = poll_n(b.cq, 1);
+	result(wb.size() == 1 && wb[0].status == IBV_WC_SUCCESS &&
+		       wb[0].wr_id == 21 && wb[0].byte_len == kGrh + len,
+	       "ud.qkey-mismatch-leaves-the-receive-posted",
+	       wb.empty() ? "no completion" : wc_desc(wb[0]));
+
+	/*
+	 * A QPN nobody owns (one that existed and is gone): the sender
+	 * completes successfully, as on a wire; the card counts the drop.
+	 */
+	uint32_t gone;
+	{
+		UdQp c(d, qkey);
+		gone = c.qp->qp_num;
+	}
+	why.clear();
+	long long n0 = port_counter("rx_drop_no_qp");
+	post_recv(b.qp, { { buf.addr(4096), kGrh + len, buf.mr->lkey } }, 31);
+	post_ud(a.qp, ah, gone, qkey, buf, 0, len, 32);
+	wa = poll_n(a.cq, 1);
+	long long n1 = wait_counter("rx_drop_no_qp", n0 + 1);
+	wb = poll_n(b.cq, 1, 200);
+	if (n0 < 0)
+		why = "cannot read the rx_drop_no_qp counter";
+	else if (wa.size() != 1 || wa[0].status != IBV_WC_SUCCESS ||
+		 wa[0].wr_id != 32)
+		why = "sender: " + (wa.empty() ? "none" : wc_desc(wa[0]));
+	else if (!wb.empty())
+		why = "another QP completed: " + wc_desc(wb[0]);
+	else if (n1 != n0 + 1)
+		why = "rx_drop_no_qp " + str(n0) + " -> " + str(n1);
+	result(why.empty(), "ud.unknown-qpn-sender-completes-receiver-drops",
+	       why);
+	ibv_destroy_ah(ah);
+}
+
+/* ---- SRQ: the limit event, a QP in error ---------------------------- */
+
+/* Is there an async event of @type for @srq within @ms? */
+bool srq_event(ibv_context *ctx, ibv_event_type type, ibv_srq *srq, int ms)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		pollfd pfd = { ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		bool hit = ev.event_type == type && ev.element.srq == srq;
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+ibv_srq *make_srq(Dev &d, uint32_t max_wr)
+{
+	ibv_srq_init_attr sa = {};
+
+	sa.attr.max_wr = max_wr;
+	sa.attr.max_sge = 1;
+	ibv_srq *srq = ibv_create_srq(d.pd, &sa);
+	if (!srq) {
+		fprintf(stderr, "create_srq: %s\n", strerror(errno));
+		exit(2);
+	}
+	return srq;
+}
+
+int post_srq(ibv_srq *srq, const Buf &b, size_t off, uint32_t len,
+	     uint64_t wr_id)
+{
+	ibv_sge sge = { b.addr(off), len, b.mr->lkey };
+	ibv_recv_wr wr = {}, *bad;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ibv_post_srq_recv(srq, &wr, &bad);
+}
+
+/* @n SENDs from @p's A to its B: both sides complete; B's wr_ids. */
+std::vector<uint64_t> srq_sends(Pair &p, Buf &b, int n, std::string *why)
+{
+	std::vector<uint64_t> ids;
+
+	for (int i = 0; i < n; i++)
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 32, b.mr->lkey } },
+			  1000 + i);
+	auto wa = poll_n(p.cqa, n);
+	auto wb = poll_n(p.cqb, n);
+	for (auto &wc : wa)
+		if (wc.status != IBV_WC_SUCCESS)
+			*why = "sender: " + wc_desc(wc);
+	for (auto &wc : wb) {
+		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
+		    wc.qp_num != p.b->qp_num)
+			*why = "receiver: " + wc_desc(wc);
+		ids.push_back(wc.wr_id);
+	}
+	if (why->empty() && (wa.size() != size_t(n) || wb.size() != size_t(n)))
+		*why = str(wa.size()) + " sends, " + str(wb.size()) +
+		       " receives of " + str(n);
+	return ids;
+}
+
+void test_srq()
+{
+	Dev d;
+	Buf b(d.pd, 65536, kAllAccess);
+	std::string why;
+
+	/*
+	 * The limit: 16 receives posted, limit 8. Eight taken leave 8, not
+	 * below the limit: no event. The ninth leaves 7: SRQ_LIMIT_REACHED,
+	 * once, and the limit reads 0 again (disarmed).
+	 */
+	{
+		ibv_srq *srq = make_srq(d, 16);
+		QpOpts o;
+		o.srq_b = srq;
+		Pair p(d, o);
+		for (int i = 0; i < 16; i++)
+			post_srq(srq, b, 4096 + i * 64, 64, 100 + i);
+		ibv_srq_attr sa = {};
+		sa.srq_limit = 8;
+		int rc = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
+		srq_sends(p, b, 8, &why);
+		bool early =
+			srq_event(d.ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300);
+		srq_sends(p, b, 1, &why);
+		bool fired = srq_event(d.ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq,
+				       kDeadlineMs);
+		ibv_srq_attr qa = {};
+		int qrc = ibv_query_srq(srq, &qa);
+		if (rc)
+			why = std::string("modify_srq: ") + strerror(rc);
+		else if (why.empty() && early)
+			why = "the event came with 8 receives left, limit 8";
+		else if (why.empty() && !fired)
+			why = "no SRQ_LIMIT_REACHED with 7 left";
+		else if (why.empty() && (qrc || qa.srq_limit != 0))
+			why = "after the event the limit reads " +
+			      str(qa.srq_limit);
+		result(why.empty(), "srq.limit-event", why);
+		ibv_destroy_qp(p.b);
+		p.b = nullptr;
+		ibv_destroy_srq(srq);
+	}
+
+	/*
+	 * A QP in error stops taking from its SRQ: LAST_WQE_REACHED, its
+	 * sends flush, and the SRQ's receives are not flushed with it: the
+	 * next QP on the SRQ gets them, in the order they were posted.
+	 */
+	why.clear();
+	{
+		ibv_srq *srq = make_srq(d, 16);
+		QpOpts o;
+		o.srq_b = srq;
+		Pair p(d, o), q(d, o);
+		for (int i = 0; i < 4; i++)
+			post_srq(srq, b, 4096 + i * 64, 64, 200 + i);
+		auto first = srq_sends(p, b, 1, &why);
+		ibv_qp_attr at = {};
+		at.qp_state = IBV_QPS_ERR;
+		ibv_modify_qp(p.b, &at, IBV_QP_STATE);
+		bool last = async_event(d.ctx, IBV_EVENT_QP_LAST_WQE_REACHED,
+					p.b, kDeadlineMs);
+		post_send(p.b, IBV_WR_SEND, { { b.addr(), 8, b.mr->lkey } },
+			  300);
+		auto wf = poll_n(p.cqb, 1);
+		auto stray = poll_n(p.cqb, 1, 200);
+		auto rest = srq_sends(q, b, 3, &why);
+		if (why.empty() && (first.size() != 1 || first[0] != 200))
+			why = "the first receive was not the SRQ's first";
+		else if (why.empty() && !last)
+			why = "no LAST_WQE_REACHED for the QP in error";
+		else if (why.empty() && (wf.size() != 1 ||
+					 wf[0].status != IBV_WC_WR_FLUSH_ERR ||
+					 wf[0].wr_id != 300))
+			why = "send in error: " +
+			      (wf.empty() ? "none" : wc_desc(wf[0]));
+		else if (why.empty() && !stray.empty())
+			why = "the QP in error completed " + wc_desc(stray[0]);
+		else if (why.empty() &&
+			 rest != std::vector<uint64_t>{ 201, 202, 203 })
+			why = "the other QP did not get the SRQ's 3 receives";
+		result(why.empty(), "srq.qp-in-error-leaves-srq-receives", why);
+		ibv_destroy_qp(p.b);
+		p.b = nullptr;
+		ibv_destroy_qp(q.b);
+		q.b = nullptr;
+		ibv_destroy_srq(srq);
+	}
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -2131,6 +2644,10 @@ int main(int argc, char **argv)
 			test_event_flood();
 		} else if (t == "iova-wrap") {
 			test_iova_wrap();
+		} else if (t == "ud") {
+			test_ud();
+		} else if (t == "srq") {
+			test_srq();
 		} else if (t == "cmd-timeout") {
 			test_cmd_timeout();
 		} else if (t == "uar-zap") {
