@@ -58,7 +58,7 @@ summary() {
 		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
-		echo "kunit $SOFTHCA_CACHE/kunit/console.log"
+		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
 			echo "$s $SOFTHCA_TOP/build/logs/$s.log"
 		done
@@ -165,7 +165,7 @@ stage lint scripts/lint.sh
 stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
-stage kunit scripts/kunit.sh
+stage kunit scripts/kunit.sh	# builds the debug kernel first
 rm -f "$SOFTHCA_CACHE/vm/tests/groups" "$SOFTHCA_CACHE/vm/tests.logs"
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
