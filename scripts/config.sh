@@ -35,9 +35,11 @@ SOFTHCA_DBG_KO=$SOFTHCA_DBG_DIR/mod/kernel/softhca.ko	# built against it
 
 # What a guest kernel log must not hold (scripts/vm-run.sh, scripts/kunit.sh):
 # warnings, BUGs and oopses (KASAN, UBSAN, sleeping in atomic context, soft
-# lockups), lockdep's reports, RCU's (suspicious use, stalls), hung tasks,
-# debugobjects', list corruption, leaks kmemleak found or kmemleak giving up.
-SOFTHCA_KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection fault|kernel BUG|Kernel panic|KASAN|UBSAN|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|detected stall|self-detected stall|INFO: task .* blocked|ODEBUG:|list_(add|del) corruption|Call Trace:|unreferenced object 0x|suspected memory leak|memory leak detector disabled|DMA-API:'
+# lockups), lockdep's reports (not the bare word: the boot says "RCU
+# lockdep checking is enabled") and its giving up, RCU's (suspicious use,
+# stalls), hung tasks, debugobjects', list corruption, leaks kmemleak
+# found or kmemleak giving up.
+SOFTHCA_KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection fault|kernel BUG|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning to user space|turning off the locking correctness validator|suspicious RCU usage|detected stall|self-detected stall|INFO: task .* blocked|ODEBUG:|list_(add|del) corruption|Call Trace:|unreferenced object 0x|suspected memory leak|memory leak detector disabled|DMA-API:'
 
 # softhca_mod_order <moddir> <module...>: the paths (relative to <moddir>)
 # of the modules and of what they depend on, in load order, one a line;

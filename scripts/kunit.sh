@@ -202,10 +202,12 @@ rrc=$(sed -n "s/^$marker: rmmod rc=//p" "$console")
 [ "$rrc" = 0 ] || problems+=("rmmod softhca_kunit: rc=${rrc:-none}")
 
 # 5. Parse. Only the module's KTAP (from the begin marker to insmod's return)
-# is parsed, behind a top-level header for the suites it holds.
+# is parsed, behind a top-level header for the suites it holds; the debug
+# kernel time-stamps its lines (PRINTK_TIME), which the header count and
+# the parser must not see.
 t0=$(now)
 sed -n "/^$marker: begin/,/^$marker: insmod rc=/p" "$console" |
-	sed "/^$marker: /d" > "$ktap.body"
+	sed "/^$marker: /d; s/^\[ *[0-9]*\.[0-9]*\] //" > "$ktap.body"
 nsuites=$(grep -c '^    # Subtest:' "$ktap.body" || true)
 { printf 'KTAP version 1\n1..%s\n' "$nsuites"; cat "$ktap.body"; } > "$ktap"
 rm -f "$ktap.body" "$json"
