@@ -54,8 +54,8 @@ check_tool sh -c "echo \$\$ > /sys/fs/cgroup/softhca40/cgroup.procs && exec $V s
 # device's list, and unregistering the device walks freed memory.)
 echo "softhca0 hca_handle=max hca_object=max" > /sys/fs/cgroup/softhca40/rdma.max
 rmdir /sys/fs/cgroup/softhca40
-# without one, the card's own limit, reported as max_pd, holds exactly
-check_tool timeout 600 "$V" softhca0 "$gid" pd-max
+# (without one, the card's own limit holds exactly: t20, on Debian's
+# kernel, where 65535 PDs take seconds instead of minutes)
 
 # Processes holding a context, a mapped UAR and a pair mid-transfer
 # (softhca-verbstest uar-zap/hold): each waits for a line on a FIFO after
