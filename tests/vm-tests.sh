@@ -53,7 +53,8 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
 else
 	# every group whose "# vm-kernels: debian debug" line names this
-	# kernel; a group without one runs on Debian's only
+	# kernel; a group without one runs on Debian's only, one with
+	# "none" only when named in SOFTHCA_VM_TESTS
 	sel=()
 	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do
 		k=$(sed -n 's/^# vm-kernels://p' "$g" | head -n 1)
