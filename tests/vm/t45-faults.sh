@@ -1,6 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debug
+# vm-kernels: none
+# (not in make test yet: every verbs path passed in a debug run, 255
+# faults in 25 s, but the sampled rdma link add still ran after 5
+# minutes, past the CI budget, and the no-restrack check has not been
+# seen to end (it hung after t46); run it with
+# SOFTHCA_VM_TESTS=tests/vm/t45-faults.sh SOFTHCA_VM_KERNEL=debug
+# tests/vm-tests.sh)
 # Fault injection (issue 12): every create path (context, PD, MR, CQ, QPs
 # of each type, SRQ, a QP on an SRQ, AH, the INIT to RTR transition, the
 # wake-up file, and "rdma link add" with the card's EQs and IRQs) with
