@@ -145,10 +145,14 @@ kernel_lines() {
 	cat "$out/dmesg.txt" 2>/dev/null
 	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$out/console.log" 2>/dev/null
 }
+# (read once into a variable: with pipefail, "kernel_lines | grep -q"
+# fails when grep quits at its first match and the writer gets SIGPIPE,
+# which called a full log empty and would have hidden a report)
+klines=$(kernel_lines) || true	# no console line is not a failure
 klog=clean
-if ! kernel_lines | grep -q .; then
+if [ -z "$klines" ]; then
 	klog=empty
-elif kernel_lines | grep -Eq "$bad"; then
+elif grep -Eq "$bad" <<< "$klines"; then
 	klog=report
 fi
 # kmemleak.txt: what kmemleak's last scan found (vm-guest.sh)
@@ -161,7 +165,7 @@ printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\nkmemleak %s\n' \
 	"$qrc" "${status:-none}" "$timedout" "$klog" "$leaks" > "$out/verdict"
 if [ $klog = report ]; then
 	softhca_log "guest kernel log has a report (see $out/dmesg.txt, console.log):"
-	kernel_lines | grep -E "$bad" | head -n 5 >&2
+	grep -E "$bad" <<< "$klines" | head -n 5 >&2
 fi
 if [ $leaks = leaks ]; then
 	softhca_log "kmemleak found $(grep -c '^unreferenced object' "$out/kmemleak.txt") leaks (see $out/kmemleak.txt)"
