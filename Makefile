@@ -10,6 +10,10 @@
 #   make lint       checkpatch --strict, sparse, clang-format, clang-tidy
 #   make kunit      KUnit suites in a QEMU-booted KUnit kernel
 #   make vm-test    the VM integration tests only
+#   make vm-test-debug  the VM tests on the debug kernel (KASAN, lockdep,
+#                   kmemleak, UBSAN, fault injection; built from
+#                   linux-source-6.1, the kernel KUnit runs in too)
+#   make debug-kernel   build (or reuse) that kernel
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest on softhca vs rxe in one VM boot
 #   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)
@@ -26,7 +30,8 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	host-test bench htmldocs install deb clean distclean
+	vm-test-debug debug-kernel module-debug host-test bench htmldocs \
+	install deb clean distclean
 
 all: module provider
 
@@ -35,6 +40,12 @@ module:
 
 provider:
 	@scripts/build.sh provider
+
+module-debug:
+	@scripts/build.sh module-debug
+
+debug-kernel:
+	@scripts/debug-kernel.sh >/dev/null
 
 deps:
 	@scripts/deps.sh
@@ -56,6 +67,9 @@ kunit:
 
 vm-test: all
 	@tests/vm-tests.sh
+
+vm-test-debug: provider module-debug
+	@SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
 
 host-test: provider
 	@tests/host-tests.sh

@@ -275,9 +275,14 @@ int softhca_probe(const char *name, struct net_device *ndev)
 	}
 	dev->hw = hw;
 	INIT_WORK(&dev->unregister_work, softhca_unregister_work);
+	/*
+	 * The three share one lockdep class (xa_init_flags() is inline: one
+	 * lock key per file), and CQs and QPs are looked up in softirq
+	 * context, so MKEYs take their lock with softirqs off too.
+	 */
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_BH);
-	xa_init(&dev->mrs);
+	xa_init_flags(&dev->mrs, XA_FLAGS_LOCK_BH);
 	mutex_init(&dev->uctx_lock);
 	INIT_LIST_HEAD(&dev->uctx_list);
 

@@ -39,8 +39,8 @@ int softhca_mkey_create(struct softhca_dev *dev,
 	if (ret)
 		return ret;
 	*key = le32_to_cpu(out.num);
-	ret = xa_insert(&dev->mrs, SOFTHCA_MKEY_INDEX(*key), xa_mk_value(*key),
-			GFP_KERNEL);
+	ret = xa_insert_bh(&dev->mrs, SOFTHCA_MKEY_INDEX(*key),
+			   xa_mk_value(*key), GFP_KERNEL);
 	if (ret)
 		softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, *key);
 	return ret;
@@ -53,7 +53,7 @@ int softhca_mkey_destroy(struct softhca_dev *dev, u32 key)
 
 	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, key);
 	if (!ret)
-		xa_erase(&dev->mrs, SOFTHCA_MKEY_INDEX(key));
+		xa_erase_bh(&dev->mrs, SOFTHCA_MKEY_INDEX(key));
 	return ret;
 }
 

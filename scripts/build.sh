@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Build the kernel module (W=1, any warning fails) and/or the user-space
 # part (provider, test programs, host unit tests) into build/.
-#   build.sh [module] [provider]     (default: both)
+#   build.sh [module] [provider] [module-debug]  (default: module provider)
+# module-debug builds softhca.ko for the debug kernel (scripts/debug-kernel.sh,
+# which it builds or reuses) in a mirror of the checkout under
+# .cache/dbgkernel/mod, so no object lands next to kernel/softhca.ko's.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 . "$(dirname "$0")/progress.sh"
@@ -38,6 +41,41 @@ build_module() {
 	echo "$SOFTHCA_KVER" > "$SOFTHCA_TOP/build/module.kver"
 }
 
+build_module_debug() {
+	local build mod log=$SOFTHCA_TOP/build/module-debug.log f
+	mkdir -p "$SOFTHCA_TOP/build"
+	build=$("$SOFTHCA_TOP/scripts/debug-kernel.sh") ||
+		softhca_die "the debug kernel did not build"
+	mod=$SOFTHCA_DBG_DIR/mod
+	# a new kernel (its stamp changed) gets a module built from scratch
+	if [ "$(cat "$mod/.kernel-stamp" 2>/dev/null)" != \
+		"$(cat "$build/.softhca-debug-stamp")" ]; then
+		rm -rf "$mod"
+	fi
+	mkdir -p "$mod"
+	cp "$build/.softhca-debug-stamp" "$mod/.kernel-stamp"
+	# sources as symlinks (make follows them for timestamps)
+	find "$mod" -type l -delete
+	(cd "$SOFTHCA_TOP" && find include kernel -type f \( -name '*.[ch]' -o \
+		-name Kbuild \) ! -name '*.mod.c') | while read -r f; do
+		mkdir -p "$mod/$(dirname "$f")"
+		ln -s "$SOFTHCA_TOP/$f" "$mod/$f"
+	done
+	cp "$SOFTHCA_TOP/VERSION" "$mod/VERSION"
+	softhca_heavy_lock
+	softhca_log "building softhca.ko for the debug kernel (W=1)"
+	if ! make -C "$build" M="$mod/kernel" "CC=ccache gcc" W=1 -j"$(nproc)" \
+		modules >"$log" 2>&1; then
+		cat "$log" >&2
+		softhca_die "module build for the debug kernel failed"
+	fi
+	if grep -E 'warning:|error:' "$log" >&2; then
+		softhca_die "module build for the debug kernel has warnings (see $log)"
+	fi
+	f=$SOFTHCA_DBG_KO
+	[ -f "$f" ] || softhca_die "no $f after the build"
+}
+
 build_userspace() {
 	local b=$SOFTHCA_TOP/build/userspace
 	softhca_log "building the provider and user-space tests"
@@ -50,6 +88,7 @@ build_userspace() {
 for what in "$@"; do
 	case $what in
 	module) build_module ;;
+	module-debug) build_module_debug ;;
 	provider) build_userspace ;;
 	*) softhca_die "build.sh: unknown target $what" ;;
 	esac

@@ -27,6 +27,46 @@ SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
 SOFTHCA_VMLINUZ=$SOFTHCA_KROOT/boot/vmlinuz-$SOFTHCA_KVER
 SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
 
+# The debug kernel (scripts/debug-kernel.sh, tests/debug-kernel.config):
+# KUnit runs in it, and so do the VM tests with SOFTHCA_VM_KERNEL=debug.
+SOFTHCA_DBG_DIR=$SOFTHCA_CACHE/dbgkernel
+SOFTHCA_DBG_BUILD=$SOFTHCA_DBG_DIR/build
+SOFTHCA_DBG_KO=$SOFTHCA_DBG_DIR/mod/kernel/softhca.ko	# built against it
+
+# What a guest kernel log must not hold (scripts/vm-run.sh, scripts/kunit.sh):
+# warnings, BUGs and oopses (KASAN, UBSAN, sleeping in atomic context, soft
+# lockups), lockdep's reports (not the bare word: the boot says "RCU
+# lockdep checking is enabled") and its giving up, RCU's (suspicious use,
+# stalls), hung tasks, debugobjects', list corruption, leaks kmemleak
+# found or kmemleak giving up.
+SOFTHCA_KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection fault|kernel BUG|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning to user space|turning off the locking correctness validator|suspicious RCU usage|detected stall|self-detected stall|INFO: task .* blocked|ODEBUG:|list_(add|del) corruption|Call Trace:|unreferenced object 0x|suspected memory leak|memory leak detector disabled|DMA-API:'
+
+# softhca_mod_order <moddir> <module...>: the paths (relative to <moddir>)
+# of the modules and of what they depend on, in load order, one a line;
+# built-in ones (modules.builtin) are left out; an unknown one fails.
+softhca_mod_order() {
+	local dir=$1 m
+	shift
+	local -a order=()
+	_softhca_mod_add() {
+		local path dep
+		path=$(awk -F: -v m="/$1.ko" '$1 ~ m"$" {print $1; exit}' "$dir/modules.dep")
+		if [ -z "$path" ]; then
+			grep -q "/$1\.ko\$" "$dir/modules.builtin" 2>/dev/null && return 0
+			softhca_log "module $1 not in $dir"
+			return 1
+		fi
+		for dep in $(grep "^$path:" "$dir/modules.dep" | cut -d: -f2); do
+			_softhca_mod_add "$(basename "$dep" .ko)" || return 1
+		done
+		[[ " ${order[*]} " == *" $path "* ]] || order+=("$path")
+	}
+	for m in "$@"; do
+		_softhca_mod_add "$m" || return 1
+	done
+	printf '%s\n' "${order[@]}"
+}
+
 # On a terminal, a line first clears a progress line (scripts/progress.sh).
 softhca_eol() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
 softhca_log() { softhca_eol; printf '[softhca] %s\n' "$*" >&2; }

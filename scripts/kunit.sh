@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Run the softhca KUnit suites (tests/kunit) and report.
 #
-#   1. build (or reuse) the KUnit kernel: scripts/kunit-kernel.sh
+#   1. build (or reuse) the debug kernel, which KUnit runs in:
+#      scripts/debug-kernel.sh (KASAN, lockdep, kmemleak, UBSAN...)
 #   2. build tests/kunit as softhca_kunit.ko against it, out of tree, in a
-#      mirror of the checkout under .cache/kunit/mod (no objects in kernel/)
-#   3. pack a busybox initramfs whose /init insmods it between markers,
-#      rmmods it and reboots
+#      mirror of the checkout under .cache/dbgkernel/kunit/mod (no objects
+#      in kernel/)
+#   3. pack a busybox initramfs whose /init loads ib_core and ib_uverbs
+#      (modules in that kernel, as in Debian's), insmods the test module
+#      between markers, rmmods it, asks kmemleak for a scan and reboots
 #   4. boot it in QEMU (TCG) with kunit.filter_glob=__none__, so no built-in
 #      suite runs and the module's suites are numbered from 1
 #   5. parse the module's KTAP with the kernel's own kunit.py parse
@@ -19,14 +22,15 @@
 # for a missing (or failed, case-less) suite, "FAIL kunit.parse" when the
 # log could not be parsed, "FAIL kunit.build" when nothing could be built,
 # "FAIL kunit.vm" when the guest did not run to its end (timeout, insmod or
-# rmmod failure) and "FAIL kunit.kernel_log" for a kernel WARNING/BUG/Oops.
+# rmmod failure) and "FAIL kunit.kernel_log" for a kernel report (WARNING,
+# BUG, Oops, KASAN, UBSAN, lockdep, a leak kmemleak found...).
 #
 # Environment: SOFTHCA_KUNIT_TIMEOUT (boot timeout, s; default 300),
 # SOFTHCA_KUNIT_SMP (guest CPUs; default 1), SOFTHCA_JOBS (make -j).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
-kdir=$SOFTHCA_CACHE/kunit
+kdir=$SOFTHCA_DBG_DIR/kunit
 tdir=$SOFTHCA_TOP/tests/kunit
 mod=$kdir/mod
 timeout_s=${SOFTHCA_KUNIT_TIMEOUT:-300}
@@ -66,16 +70,18 @@ t_all=$(now)
 
 # 1. The kernel.
 t0=$(now)
-build=$("$SOFTHCA_TOP/scripts/kunit-kernel.sh") || fail_build "KUnit kernel build failed"
+build=$("$SOFTHCA_TOP/scripts/debug-kernel.sh") || fail_build "debug kernel build failed"
 t_kernel=$(since "$t0")
-src=$kdir/linux
+src=$SOFTHCA_DBG_DIR/linux
+krel=$(cat "$build/include/config/kernel.release")
+kmods=$SOFTHCA_DBG_DIR/root/lib/modules/$krel
 
 # 2. The test module, built in a mirror of the checkout made of symlinks to
 # the sources (make follows them for timestamps), so that driver files the
 # Kbuild pulls in from ../../kernel get their objects in the mirror.
 t0=$(now)
 # A new kernel (its stamp changed) gets a module built from scratch.
-kstamp=$(cat "$build/.softhca-kunit-stamp")
+kstamp=$(cat "$build/.softhca-debug-stamp")
 if [ ! -f "$mod/.kernel-stamp" ] ||
 	[ "$(cat "$mod/.kernel-stamp")" != "$kstamp" ]; then
 	rm -rf "$mod"
@@ -110,20 +116,40 @@ t0=$(now)
 initdir=$kdir/initramfs
 rm -rf "$initdir"
 mkdir -p "$initdir"
+# ib_core and ib_uverbs are modules of that kernel (as in Debian's): they
+# and what they need are loaded first, in modules.dep's order.
+deps=$(softhca_mod_order "$kmods" ib_core ib_uverbs) ||
+	fail_build "ib_core/ib_uverbs are not modules of the debug kernel"
 cat > "$initdir/init" <<EOF
 #!/bin/sh
 bb=/bin/busybox
 \$bb mount -t proc proc /proc
 \$bb mount -t sysfs sysfs /sys
+\$bb mount -t debugfs debugfs /sys/kernel/debug
+for m in $(for d in $deps; do printf '/%s ' "$(basename "$d")"; done); do
+	\$bb insmod \$m || echo "$marker: insmod \$m failed"
+done
+# what kmemleak suspects of the boot is not the suites'
+km=/sys/kernel/debug/kmemleak
+[ -w \$km ] && echo scan > \$km && echo clear > \$km
 echo "$marker: begin"
 \$bb insmod /softhca_kunit.ko
 echo "$marker: insmod rc=\$?"
 \$bb rmmod softhca_kunit
 echo "$marker: rmmod rc=\$?"
+# leaks of the suites (and of the driver code they run): kmemleak reports
+# objects older than 5 s that nothing references
+if [ -w \$km ]; then
+	\$bb sleep 5
+	echo scan > \$km
+	\$bb cat \$km
+	echo "$marker: kmemleak scanned"
+fi
 echo "$marker: end"
 \$bb reboot -f
 EOF
-cat > "$initdir/list" <<EOF
+{
+	cat <<EOF
 dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
 dir /bin 0755 0 0
@@ -134,6 +160,10 @@ slink /bin/sh busybox 0777 0 0
 file /init $initdir/init 0755 0 0
 file /softhca_kunit.ko $ko 0644 0 0
 EOF
+	for d in $deps; do
+		echo "file /$(basename "$d") $kmods/$d 0644 0 0"
+	done
+} > "$initdir/list"
 phdrs=$(readelf -l /bin/busybox 2>/dev/null || true)
 if [ ! -x /bin/busybox ] || [[ $phdrs == *"program interpreter"* ]]; then
 	fail_build "/bin/busybox is not busybox-static (scripts/deps.sh)"
@@ -172,10 +202,12 @@ rrc=$(sed -n "s/^$marker: rmmod rc=//p" "$console")
 [ "$rrc" = 0 ] || problems+=("rmmod softhca_kunit: rc=${rrc:-none}")
 
 # 5. Parse. Only the module's KTAP (from the begin marker to insmod's return)
-# is parsed, behind a top-level header for the suites it holds.
+# is parsed, behind a top-level header for the suites it holds; the debug
+# kernel time-stamps its lines (PRINTK_TIME), which the header count and
+# the parser must not see.
 t0=$(now)
 sed -n "/^$marker: begin/,/^$marker: insmod rc=/p" "$console" |
-	sed "/^$marker: /d" > "$ktap.body"
+	sed "/^$marker: /d; s/^\[ *[0-9]*\.[0-9]*\] //" > "$ktap.body"
 nsuites=$(grep -c '^    # Subtest:' "$ktap.body" || true)
 { printf 'KTAP version 1\n1..%s\n' "$nsuites"; cat "$ktap.body"; } > "$ktap"
 rm -f "$ktap.body" "$json"
@@ -187,10 +219,14 @@ set -e
 cat "$parsed"
 t_parse=$(since "$t0")
 
-# Kernel reports while the module was loaded fail the run too.
-bad='WARNING:|BUG:|Oops|general protection fault|KASAN|UBSAN|Call Trace:|kernel panic'
+# Kernel reports from the module's load to the end fail the run too
+# (the debug kernel's: KASAN, lockdep, UBSAN, debugobjects, kmemleak...),
+# and so does a kmemleak that did not scan.
 kreports=$(sed -n "/^$marker: begin/,/^$marker: end/p" "$console" |
-	grep -E "$bad" | head -n 5 || true)
+	grep -E "$SOFTHCA_KERNEL_REPORT_RE" | head -n 5 || true)
+if ! grep -q "^$marker: kmemleak scanned" "$console"; then
+	kreports+=${kreports:+$'\n'}"kmemleak did not scan (no /sys/kernel/debug/kmemleak)"
+fi
 
 # 6. Check and report.
 set +e

@@ -1,16 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Runs inside the test VM (host userland, Debian kernel). Prepares the
-# system, loads the RDMA core modules and softhca.ko, runs the script named
-# by softhca.script= with its output in /run/softhca-out, records its exit
-# status and the kernel log, and powers off.
+# Runs inside the test VM (host userland, Debian's or the debug kernel).
+# Prepares the system, loads the RDMA core modules and softhca.ko (the one
+# softhca.ko= names, built for this kernel), runs the script named by
+# softhca.script= with its output in /run/softhca-out, records its exit
+# status and the kernel log, and powers off. On a kernel with kmemleak,
+# what was suspect before the script is set aside and a scan at the end
+# goes to kmemleak.txt.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb
 out=/run/softhca-out
 arg() { sed -n "s/.*softhca\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 
+KMEMLEAK=/sys/kernel/debug/kmemleak
 finish() {
 	echo "$1" > "$out/status"
+	if [ -w $KMEMLEAK ]; then
+		# kmemleak reports only objects older than 5 s (its min_age)
+		sleep 5
+		echo scan > $KMEMLEAK
+		cat $KMEMLEAK > "$out/kmemleak.txt"
+	fi
 	dmesg > "$out/dmesg.txt"
 	sync
 	echo o > /proc/sysrq-trigger
@@ -36,14 +46,20 @@ ulimit -c 0
 top=$(arg top)
 script=$(arg script)
 cd "$top" || finish 205
-export SOFTHCA_TOP=$top SOFTHCA_OUT=$out
+ko=$(arg ko)
+export SOFTHCA_TOP=$top SOFTHCA_OUT=$out SOFTHCA_KO=${ko:-$top/kernel/softhca.ko}
 [ -f "$out/env" ] && . "$out/env"
 
 for m in ib_core ib_uverbs rdma_ucm; do
 	modprobe $m || { echo "vm-guest: modprobe $m failed"; finish 204; }
 done
+# what kmemleak suspects of the boot is not the tests' (and is not ours)
+if [ -w $KMEMLEAK ]; then
+	echo scan > $KMEMLEAK
+	echo clear > $KMEMLEAK
+fi
 if [ "$(arg load)" != 0 ]; then
-	insmod "$top/kernel/softhca.ko" || { echo "vm-guest: insmod softhca.ko failed"; finish 203; }
+	insmod "$SOFTHCA_KO" || { echo "vm-guest: insmod $SOFTHCA_KO failed"; finish 203; }
 fi
 
 echo "vm-guest: running $script"

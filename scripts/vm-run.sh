@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Boot the Debian test kernel under QEMU (TCG), run a guest script and return
-# its exit status.
+# Boot the test kernel under QEMU (TCG), run a guest script and return its
+# exit status. The kernel is Debian's (.cache/kernel), or with
+# SOFTHCA_VM_KERNEL=debug the debug kernel (scripts/debug-kernel.sh), with
+# its own modules and softhca.ko built against it (scripts/build.sh
+# module-debug).
 #
 #   vm-run.sh [-t timeout_s] [-o outdir] [-n] [-v] [-e NAME=VALUE]... script.sh
 #
@@ -12,8 +15,10 @@
 # to it; -v also shows the console; SOFTHCA_VM_APPEND adds guest kernel
 # parameters for experiments (e.g. mitigations=off). The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
-# Any WARNING, BUG, Oops, GPF, KASAN or lockdep report in the guest kernel
-# log fails the run.
+# Any report in the guest kernel log ($SOFTHCA_KERNEL_REPORT_RE: WARNING,
+# BUG, Oops, KASAN, UBSAN, lockdep, RCU, debugobjects...) fails the run;
+# on a kernel with kmemleak, so does a leak its scan at the end finds
+# (kmemleak.txt).
 #
 # Exit status: the guest script's own (0-123), 124 when the VM timed out,
 # 125 when it ended without recording the script's status, 126 when the
@@ -21,8 +26,9 @@
 # failures before the boot exit 1, which a guest status 1 also uses, so
 # outdir/verdict tells them apart: it is written only once the VM ran,
 # with the lines "qemu <exit status>", "guest-status <status|none>",
-# "timeout yes|no" and "kernel-log clean|report|empty" (the log is
-# checked in every case, a timed-out VM's console included).
+# "timeout yes|no", "kernel-log clean|report|empty" (the log is checked
+# in every case, a timed-out VM's console included) and "kmemleak
+# clean|leaks|none" (none: no kmemleak in the kernel, or no scan).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -44,7 +50,31 @@ done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || softhca_die "usage: vm-run.sh [-t s] [-o dir] [-n] script"
 script=$(realpath "$1")
-[ -f "$SOFTHCA_VMLINUZ" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
+case ${SOFTHCA_VM_KERNEL:-debian} in
+debian)
+	vmlinuz=$SOFTHCA_VMLINUZ
+	moddir=$SOFTHCA_MODDIR
+	ko=$SOFTHCA_TOP/kernel/softhca.ko
+	kappend=
+	[ -f "$vmlinuz" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
+	;;
+debug)
+	krel=$(cat "$SOFTHCA_DBG_BUILD/include/config/kernel.release" 2>/dev/null) ||
+		softhca_die "no debug kernel; run scripts/debug-kernel.sh"
+	vmlinuz=$SOFTHCA_DBG_BUILD/arch/x86/boot/bzImage
+	moddir=$SOFTHCA_DBG_DIR/root/lib/modules/$krel
+	ko=$SOFTHCA_DBG_KO
+	# Under KASAN and lockdep the ACPI interpreter is so slow that each
+	# PCI device's interrupt routing (_PRT) runs into the AML loop
+	# timeout (30 s each, 2 minutes a boot); the devices use MSI-X, so
+	# the routing is not needed: no ACPI for PCI.
+	kappend=" pci=noacpi"
+	[ -f "$vmlinuz" ] && [ -f "$moddir/modules.dep" ] ||
+		softhca_die "no debug kernel; run scripts/debug-kernel.sh"
+	;;
+*) softhca_die "SOFTHCA_VM_KERNEL must be debian or debug" ;;
+esac
+[ $load -eq 0 ] || [ -f "$ko" ] || softhca_die "no $ko; build it first"
 softhca_heavy_lock
 out=${out:-$SOFTHCA_CACHE/vm/last}
 rm -rf "$out"
@@ -54,10 +84,12 @@ for e in "${envs[@]}"; do
 	printf 'export %q\n' "$e"
 done > "$out/env"
 
-# The initramfs: busybox and the modules that mount the host root.
-initrd=$SOFTHCA_CACHE/vm/initramfs-$SOFTHCA_KVER.cpio
+# The initramfs: busybox and the modules that mount the host root (the
+# debug kernel has them built in).
+initrd=$SOFTHCA_CACHE/vm/initramfs-$(basename "$moddir").cpio
 init=$SOFTHCA_TOP/scripts/vm-initramfs-init.sh
-if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ]; then
+if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ] ||
+	[ "$moddir/modules.dep" -nt "$initrd" ]; then
 	r=$(mktemp -d)
 	mkdir -p "$r"/{bin,dev,proc,sys,modules}
 	cp /bin/busybox "$r/bin/"
@@ -65,20 +97,12 @@ if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ]; then
 		ln -s busybox "$r/bin/$a"
 	done
 	# Copy the boot modules with their dependencies, in load order.
-	order=()
-	add_mod() {
-		local path dep
-		path=$(awk -F: -v m="/$1.ko" '$1 ~ m"$" {print $1; exit}' "$SOFTHCA_MODDIR/modules.dep")
-		[ -n "$path" ] || softhca_die "module $1 not in $SOFTHCA_MODDIR"
-		for dep in $(grep "^$path:" "$SOFTHCA_MODDIR/modules.dep" | cut -d: -f2); do
-			add_mod "$(basename "$dep" .ko)"
-		done
-		[[ " ${order[*]} " == *" $1 "* ]] && return
-		order+=("$1")
-		cp "$SOFTHCA_MODDIR/$path" "$r/modules/"
-	}
-	for m in virtio_pci 9pnet_virtio 9p overlay; do add_mod "$m"; done
-	printf '%s\n' "${order[@]}" > "$r/modules/order"
+	paths=$(softhca_mod_order "$moddir" virtio_pci 9pnet_virtio 9p overlay) ||
+		softhca_die "the VM's boot modules are not in $moddir"
+	for p in $paths; do
+		cp "$moddir/$p" "$r/modules/"
+		basename "$p" .ko
+	done > "$r/modules/order"
 	cp "$init" "$r/init"
 	(cd "$r" && find . | cpio -o -H newc --quiet) > "$initrd.tmp"
 	mv "$initrd.tmp" "$initrd"
@@ -87,7 +111,7 @@ fi
 
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
 append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
-append+=" softhca.script=$script softhca.load=$load"
+append+=" softhca.script=$script softhca.load=$load softhca.ko=$ko$kappend"
 # extra guest kernel parameters for experiments (e.g. mitigations=off)
 append+=${SOFTHCA_VM_APPEND:+ $SOFTHCA_VM_APPEND}
 console() {
@@ -101,9 +125,9 @@ set +e
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg \
 	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic \
 	-serial stdio -bios /usr/share/qemu/qboot.rom \
-	-kernel "$SOFTHCA_VMLINUZ" -initrd "$initrd" -append "$append" \
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$SOFTHCA_MODDIR/..",mount_tag=kmods,security_model=none,readonly=on \
+	-virtfs local,path="$moddir/..",mount_tag=kmods,security_model=none,readonly=on \
 	-virtfs local,path="$out",mount_tag=out,security_model=none \
 	-device virtio-rng-pci </dev/null 2>&1 | console
 qrc=${PIPESTATUS[0]}
@@ -113,20 +137,38 @@ status=$(cat "$out/status" 2>/dev/null || echo)
 [[ $status =~ ^[0-9]+$ ]] || status=
 timedout=no
 { [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; } && timedout=yes
-bad='WARNING:|BUG:|Oops|general protection fault|KASAN|possible circular locking|INFO: task .* blocked|lockdep|Call Trace:|UBSAN'
-log=$out/dmesg.txt
-[ -s "$log" ] || log=$out/console.log
+bad=$SOFTHCA_KERNEL_REPORT_RE
+# dmesg (the whole ring buffer, if it did not wrap) and the kernel's lines
+# on the console (time-stamped; every report reaches it), so neither a
+# wrapped ring buffer nor a guest that died before saving dmesg hides one
+kernel_lines() {
+	cat "$out/dmesg.txt" 2>/dev/null
+	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$out/console.log" 2>/dev/null
+}
+# (read once into a variable: with pipefail, "kernel_lines | grep -q"
+# fails when grep quits at its first match and the writer gets SIGPIPE,
+# which called a full log empty and would have hidden a report)
+klines=$(kernel_lines) || true	# no console line is not a failure
 klog=clean
-if [ ! -s "$log" ]; then
+if [ -z "$klines" ]; then
 	klog=empty
-elif grep -Eq "$bad" "$log"; then
+elif grep -Eq "$bad" <<< "$klines"; then
 	klog=report
 fi
-printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\n' \
-	"$qrc" "${status:-none}" "$timedout" "$klog" > "$out/verdict"
+# kmemleak.txt: what kmemleak's last scan found (vm-guest.sh)
+leaks=none
+if [ -f "$out/kmemleak.txt" ]; then
+	leaks=clean
+	grep -q '^unreferenced object' "$out/kmemleak.txt" && leaks=leaks
+fi
+printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\nkmemleak %s\n' \
+	"$qrc" "${status:-none}" "$timedout" "$klog" "$leaks" > "$out/verdict"
 if [ $klog = report ]; then
-	softhca_log "guest kernel log has a report (see $log):"
-	grep -E "$bad" "$log" | head -n 5 >&2
+	softhca_log "guest kernel log has a report (see $out/dmesg.txt, console.log):"
+	grep -E "$bad" <<< "$klines" | head -n 5 >&2
+fi
+if [ $leaks = leaks ]; then
+	softhca_log "kmemleak found $(grep -c '^unreferenced object' "$out/kmemleak.txt") leaks (see $out/kmemleak.txt)"
 fi
 if [ $timedout = yes ]; then
 	softhca_log "VM timed out after ${timeout_s}s (console: $out/console.log)"
@@ -136,5 +178,5 @@ if [ -z "$status" ]; then
 	softhca_log "VM ended without a status (console: $out/console.log)"
 	exit 125
 fi
-[ $klog = clean ] || exit 126
+[ $klog = clean ] && [ $leaks != leaks ] || exit 126
 exit "$status"

@@ -12,7 +12,7 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 cd "$SOFTHCA_TOP" || exit 1
 # the whole suite, whatever the environment selected for "make vm-test"
-unset SOFTHCA_VM_TESTS
+unset SOFTHCA_VM_TESTS SOFTHCA_VM_KERNEL
 
 mkdir -p build/logs
 export SOFTHCA_RESULTS=$SOFTHCA_TOP/build/test-results.txt
@@ -50,27 +50,31 @@ summary() {
 	# the manifest: every expected check reported, and only those
 	tests/manifest.sh check "$SOFTHCA_RESULTS" '.'
 	# the logs of checks: the VM's own, then the stages'
-	[ -f "$SOFTHCA_CACHE/vm/tests.logs" ] && cat "$SOFTHCA_CACHE/vm/tests.logs" >> "$logs"
+	cat "$SOFTHCA_CACHE"/vm/{tests,dbgtests}.logs >> "$logs" 2>/dev/null
 	{
 		echo "lint.checkpatch $SOFTHCA_TOP/build/lint/checkpatch.log"
 		echo "lint.sparse $SOFTHCA_TOP/build/lint/sparse.log"
 		echo "lint.clang-format $SOFTHCA_TOP/build/lint/clang-format.log"
 		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
+		echo "build.module-debug-w1-clean $SOFTHCA_TOP/build/module-debug.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
-		echo "kunit $SOFTHCA_CACHE/kunit/console.log"
+		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
 			echo "$s $SOFTHCA_TOP/build/logs/$s.log"
 		done
 		echo "vm $SOFTHCA_CACHE/vm/tests/console.log"
+		echo "vmdbg $SOFTHCA_CACHE/vm/dbgtests/console.log"
 	} >> "$logs"
 	[ -f "$SOFTHCA_CACHE/vm/tests/groups" ] &&
 		awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/tests/groups" >> "$times"
+	[ -f "$SOFTHCA_CACHE/vm/dbgtests/groups" ] &&
+		awk '{print "vmdbg." $1, $3}' "$SOFTHCA_CACHE/vm/dbgtests/groups" >> "$times"
 	echo
 	awk -v logs="$logs" -v times="$times" '
 	function group(n,   p, k) {
 		k = split(n, p, ".")
-		if (p[1] == "vm" && k >= 3)
+		if ((p[1] == "vm" || p[1] == "vmdbg") && k >= 3)
 			return p[1] "." p[2]
 		return p[1]
 	}
@@ -165,12 +169,20 @@ stage lint scripts/lint.sh
 stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
-stage kunit scripts/kunit.sh
-rm -f "$SOFTHCA_CACHE/vm/tests/groups" "$SOFTHCA_CACHE/vm/tests.logs"
+stage kunit scripts/kunit.sh	# builds the debug kernel first
+rm -f "$SOFTHCA_CACHE"/vm/{tests,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,dbgtests}.logs
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else
 	result FAIL vm.not-run-build-failed
+fi
+# the VM tests on the debug kernel: softhca.ko built for it, then the
+# groups whose "# vm-kernels:" line names it
+if [ $built -eq 1 ] && stage build.module-debug scripts/build.sh module-debug; then
+	result PASS build.module-debug-w1-clean
+	stage vmdbg env SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
+else
+	result FAIL vmdbg.not-run-build-failed
 fi
 
 summary

@@ -5,12 +5,14 @@
 #   tests/update-manifest.sh [-f] [results]
 #
 # results defaults to build/test-results.txt (what "make test" wrote); a
-# "make vm-test" run leaves .cache/vm/tests.results. A check that reported
+# "make vm-test" run leaves .cache/vm/tests.results ("make vm-test-debug":
+# .cache/vm/dbgtests.results). A check that reported
 # PASS or SKIP but was not listed ("FAIL <name> (not in
 # tests/expected-checks.txt)") is taken as the new name it is. Only the
 # scopes the results cover are replaced: each of setup, build, lint, host
-# and kunit as a whole, each VM group (vm.<group>.*) and the VM runner's
-# own checks (vm.<name>); the names of the other scopes stay as they are.
+# and kunit as a whole, each VM group (vm.<group>.*, vmdbg.<group>.* on
+# the debug kernel) and the VM runner's own checks (vm.<name>,
+# vmdbg.<name>); the names of the other scopes stay as they are.
 # A run with another FAIL is refused (its names may be missing or wrong);
 # -f takes it anyway, with the names of its failed checks but not those
 # the manifest check marked "(missing)". Review the diff (git diff
@@ -35,7 +37,7 @@ fi
 scope_of() {
 	awk '{
 		n = split($0, p, ".")
-		if (p[1] == "vm")
+		if (p[1] == "vm" || p[1] == "vmdbg")
 			print (n >= 3 ? p[1] "." p[2] "." : p[1] "." p[2])
 		else
 			print p[1] "."

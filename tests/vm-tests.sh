@@ -1,12 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Boot the test VM once and run the VM integration tests (tests/vm/t*.sh,
-# or the groups named in $SOFTHCA_VM_TESTS). Results go to
-# .cache/vm/tests.results, and are appended to $SOFTHCA_RESULTS when set;
-# the run's files stay in .cache/vm/tests.
+# Boot the test VM once and run the VM integration tests: the groups
+# tests/vm/t*.sh whose "# vm-kernels:" line names the kernel booted, or
+# those named in $SOFTHCA_VM_TESTS. The kernel is Debian's, or with
+# SOFTHCA_VM_KERNEL=debug the debug kernel (scripts/debug-kernel.sh;
+# softhca.ko built for it by "scripts/build.sh module-debug"); its checks
+# are named vmdbg.* instead of vm.*. Results go to .cache/vm/tests.results
+# (.cache/vm/dbgtests.results), and are appended to $SOFTHCA_RESULTS when
+# set; the run's files stay in .cache/vm/tests (.cache/vm/dbgtests).
 #
-# Besides the groups' own checks:
+# Besides the groups' own checks (vm. here is vmdbg. on the debug kernel):
 #   vm.kernel-log-clean      the guest kernel log was read and has no report
+#   vmdbg.kmemleak-clean     kmemleak's scan at the end found no leak (the
+#                            debug kernel has kmemleak; Debian's has not)
 #   vm.timeout               the VM did not end in time
 #   vm.guest-no-status       the guest script's status was never recorded
 #   vm.guest-exit-<N>        the guest ended with a status of its own (not
@@ -20,7 +26,13 @@
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
-out=$SOFTHCA_CACHE/vm/tests
+kernel=${SOFTHCA_VM_KERNEL:-debian}
+case $kernel in
+debian) prefix=vm out=$SOFTHCA_CACHE/vm/tests ;;
+debug) prefix=vmdbg out=$SOFTHCA_CACHE/vm/dbgtests ;;
+*) softhca_die "SOFTHCA_VM_KERNEL must be debian or debug" ;;
+esac
+export SOFTHCA_VM_KERNEL=$kernel
 res=$out.results
 mkdir -p "$SOFTHCA_CACHE/vm"
 : > "$res"
@@ -35,13 +47,20 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 		if [ -f "$g" ] || [ -f "$SOFTHCA_TOP/$g" ]; then
 			sel+=("$g")
 		else
-			fail "vm.$(basename "$g" .sh).group-not-found"
+			fail "$prefix.$(basename "$g" .sh).group-not-found"
 		fi
 	done
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
 else
+	# every group whose "# vm-kernels: debian debug" line names this
+	# kernel; a group without one runs on Debian's only, one with
+	# "none" only when named in SOFTHCA_VM_TESTS
 	sel=()
-	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do sel+=("tests/vm/$(basename "$g")"); done
+	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do
+		k=$(sed -n 's/^# vm-kernels://p' "$g" | head -n 1)
+		[[ " ${k:-debian} " == *" $kernel "* ]] &&
+			sel+=("tests/vm/$(basename "$g")")
+	done
 fi
 names=()
 for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)"); done
@@ -50,12 +69,13 @@ rc=none
 if [ ${#sel[@]} -gt 0 ]; then
 	. "$SOFTHCA_TOP/scripts/progress.sh"
 	# progress: checks recorded so far, out of the last run's (same groups)
-	key=progress/vm-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
+	key=progress/$prefix-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
 	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
-	softhca_progress_start "$key" "VM tests" checks "" \
+	softhca_progress_start "$key" "VM tests ($kernel kernel)" checks "" \
 		"grep -c '^[PF]' '$out/results'"
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
-		-e "SOFTHCA_VM_TESTS=${sel[*]}" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
+		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \
+		"$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
 	softhca_progress_stop ok
 fi
@@ -70,28 +90,35 @@ v() { sed -n "s/^$1 //p" "$out/verdict" 2>/dev/null; }
 if [ "$rc" = none ]; then
 	:
 elif [ ! -f "$out/verdict" ]; then
-	fail "vm.run-failed-exit-$rc"
+	fail "$prefix.run-failed-exit-$rc"
 else
 	st=$(v guest-status)
-	[ "$(v timeout)" = yes ] && fail vm.timeout
+	[ "$(v timeout)" = yes ] && fail $prefix.timeout
 	case $st in
-	none) fail vm.guest-no-status ;;
+	none) fail $prefix.guest-no-status ;;
 	0) ;;
 	1) grep -q '^FAIL' "$out/results" 2>/dev/null ||
-		fail vm.guest-exit-1-without-failure ;;
-	*) fail "vm.guest-exit-$st" ;;
+		fail $prefix.guest-exit-1-without-failure ;;
+	*) fail "$prefix.guest-exit-$st" ;;
 	esac
 	if [ "$(v kernel-log)" = clean ]; then
-		echo "PASS vm.kernel-log-clean" >> "$res"
+		echo "PASS $prefix.kernel-log-clean" >> "$res"
 	else
-		fail vm.kernel-log-clean
-		echo "vm.kernel-log-clean $out/dmesg.txt" >> "$out.logs"
+		fail $prefix.kernel-log-clean
+		echo "$prefix.kernel-log-clean $out/dmesg.txt" >> "$out.logs"
 	fi
+	case $(v kmemleak) in
+	clean) echo "PASS $prefix.kmemleak-clean" >> "$res" ;;
+	leaks)
+		fail $prefix.kmemleak-clean
+		echo "$prefix.kmemleak-clean $out/kmemleak.txt" >> "$out.logs"
+		;;
+	esac
 fi
 
 # Every expected check of the selected groups reported, and only those.
-scope='^vm\.kernel-log-clean$'
-for n in "${names[@]}"; do scope+="|^vm\\.${n//./\\.}\\."; done
+scope="^$prefix\\.kernel-log-clean\$|^$prefix\\.kmemleak-clean\$"
+for n in "${names[@]}"; do scope+="|^$prefix\\.${n//./\\.}\\."; done
 "$SOFTHCA_TOP/tests/manifest.sh" check "$res" "$scope"
 
 [ -n "${SOFTHCA_RESULTS:-}" ] && [ "$SOFTHCA_RESULTS" != "$res" ] &&

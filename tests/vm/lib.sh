@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers for the VM integration tests (sourced inside the guest). Each test
 # case records "PASS vm.<group>.<case>", "FAIL vm.<group>.<case>" or
-# "SKIP vm.<group>.<case>" in $SOFTHCA_OUT/results; a case's output is kept
+# "SKIP vm.<group>.<case>" in $SOFTHCA_OUT/results (on the debug kernel
+# "vmdbg." instead of "vm.": $SOFTHCA_PREFIX); a case's output is kept
 # in $SOFTHCA_OUT/logs/, and "vm.<group>.<case> <log>" in
 # $SOFTHCA_OUT/logs.map says which file. Every case a group can report is
 # listed in tests/expected-checks.txt: one that does not report fails.
 
 : "${SOFTHCA_OUT:?}" "${SOFTHCA_TOP:?}"
 GROUP=${GROUP:-$(basename "$0" .sh)}
+PREFIX=${SOFTHCA_PREFIX:-vm}
+# the softhca.ko of the kernel running (vm-guest.sh)
+SOFTHCA_KO=${SOFTHCA_KO:-$SOFTHCA_TOP/kernel/softhca.ko}
 LOGS=$SOFTHCA_OUT/logs
 mkdir -p "$LOGS"
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
@@ -15,21 +19,21 @@ BIN=$SOFTHCA_TOP/build/userspace
 
 # logmap <case> <log>: the case's output is in <log>.
 logmap() {
-	echo "vm.$GROUP.$1 $2" >> "$SOFTHCA_OUT/logs.map"
+	echo "$PREFIX.$GROUP.$1 $2" >> "$SOFTHCA_OUT/logs.map"
 }
 
 pass() {
-	echo "PASS vm.$GROUP.$1" >> "$SOFTHCA_OUT/results"
+	echo "PASS $PREFIX.$GROUP.$1" >> "$SOFTHCA_OUT/results"
 	echo "  ok    $GROUP.$1 (${SECONDS}s)"
 }
 
 fail() {
-	echo "FAIL vm.$GROUP.$1" >> "$SOFTHCA_OUT/results"
+	echo "FAIL $PREFIX.$GROUP.$1" >> "$SOFTHCA_OUT/results"
 	echo "  FAIL  $GROUP.$1${2:+: $2} (${SECONDS}s)"
 }
 
 skip() {
-	echo "SKIP vm.$GROUP.$1" >> "$SOFTHCA_OUT/results"
+	echo "SKIP $PREFIX.$GROUP.$1" >> "$SOFTHCA_OUT/results"
 	echo "  skip  $GROUP.$1${2:+: $2} (${SECONDS}s)"
 }
 
@@ -169,6 +173,22 @@ debugfs_empty() {
 	[ -z "$out" ] || { echo "$1:"; echo "$out"; return 1; }
 }
 
+# kmemleak_clean: a kmemleak scan finds no leak. It reports objects older
+# than its min_age (5 s) that nothing references; what it suspected before
+# the VM's script ran was set aside (vm-guest.sh), and a leak once
+# reported stays listed (every later check fails too).
+kmemleak_clean() {
+	local k=/sys/kernel/debug/kmemleak
+	[ -w $k ] || { echo "no kmemleak ($k)"; return 1; }
+	sleep 5
+	echo scan > $k || return 1
+	if grep -q '^unreferenced object' $k; then
+		cat $k
+		return 1
+	fi
+	echo "kmemleak: no leak"
+}
+
 # restrack_count <qp|cq|pd|mr> <ibdev>: how many objects of that type
 # ib_core's resource tracking holds for <ibdev> (fails if rdma does).
 restrack_count() {
@@ -181,8 +201,8 @@ restrack_count() {
 # Every group starts with the build tree's module loaded (by vm-guest.sh,
 # or by an earlier group); a failed load here is a failure of the group.
 if ! grep -q '^softhca ' /proc/modules; then
-	insmod "$SOFTHCA_TOP/kernel/softhca.ko" > "$LOGS/$GROUP.module-insmod.log" 2>&1 ||
-		fail module-insmod "insmod $SOFTHCA_TOP/kernel/softhca.ko failed"
+	insmod "$SOFTHCA_KO" > "$LOGS/$GROUP.module-insmod.log" 2>&1 ||
+		fail module-insmod "insmod $SOFTHCA_KO failed"
 fi
 
 # check_tool <command...>: a test program printing "PASS <case>" and

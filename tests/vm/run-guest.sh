@@ -20,7 +20,7 @@ for g in $groups; do
 	echo "$name $rc $((SECONDS - t0))" >> "$SOFTHCA_OUT/groups"
 	after=$(grep -c '^FAIL' "$SOFTHCA_OUT/results")
 	if [ $rc -ne 0 ] && [ "$after" -eq "$before" ]; then
-		echo "FAIL vm.$name.group-exit-$rc" >> "$SOFTHCA_OUT/results"
+		echo "FAIL ${SOFTHCA_PREFIX:-vm}.$name.group-exit-$rc" >> "$SOFTHCA_OUT/results"
 		echo "  FAIL  $name exited $rc"
 	fi
 	[ "$after" -eq "$before" ] && [ $rc -eq 0 ] || status=1

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian
 # Memory, CQs and interrupts: PDs, MRs (block size and PAS size checked
 # against the physical layout), CQ create/destroy churn on every completion
 # vector, dbrec page sharing, malformed input, UAR mmap, the async EQ's
@@ -27,6 +28,10 @@ check_tool sh -c "ulimit -l 1024 && exec setpriv --reuid=65534 --regid=65534 --c
 check_tool "$T" softhca0 mmap
 check_tool "$T" softhca0 restrack
 check_tool "$T" softhca0 cmd-irq 50
+# the card's own PD limit, reported as max_pd, holds exactly
+gid=$(ibv_devinfo -v -d softhca0 |
+	sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.2.0.1, RoCE v2.*/\1/p')
+check_tool timeout 600 "$BIN/softhca-verbstest" softhca0 "${gid:-0}" pd-max
 
 # Nothing is left behind: no objects in the card or in ib_core.
 # (the card's listings: present, readable, empty; ib_core's count: zero)

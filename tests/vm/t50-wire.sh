@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian
 # RoCEv2 on the wire (issue 11). Two veth pairs (MTU 9000: 4096-byte RoCE
 # MTU):
 #

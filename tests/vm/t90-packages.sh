@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian
 # The Debian packages of "make deb" (build/deb), installed as a user would:
 # the kernel headers, then "apt install ./softhca-dkms_*.deb
 # ./libsofthca_*.deb" (DKMS builds softhca.ko in the postinst), modprobe,

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <arpa/inet.h>
+#include <atomic>
 #include <netinet/in.h>
 #include <cstring>
 #include <endian.h>
@@ -35,6 +36,7 @@
 #include <string>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -1896,28 +1898,123 @@ void test_cmd_timeout()
 }
 
 /*
- * The device goes away under a process holding a mapped UAR: the mapping
- * is zapped (a touch finds a zero page, not the card's) and the process
- * gets IBV_EVENT_DEVICE_FATAL. Prints READY, then waits for a line on
- * stdin (the test deletes the device meanwhile).
+ * A connected pair streaming SENDs and WRITEs of 64 KiB in a thread of its
+ * own, every completion checked, until told to stop or until something
+ * fails: a post, a poll, a completion, or no completion for 5 s (what a
+ * process sees of a device removed under it: its QPs are gone, its rings
+ * never fill again).
  */
-void test_uar_zap()
+struct Stream {
+	Dev &d;
+	Pair p;
+	Buf src, dst;
+	std::atomic<bool> stop{ false };
+	std::atomic<unsigned long> messages{ 0 };
+	std::atomic<bool> done{ false };
+	std::string ended; /* why it stopped: read only once done */
+	std::thread t;
+
+	explicit Stream(Dev &dev)
+	    : d(dev), p(dev), src(dev.pd, 1 << 17, kAllAccess),
+	      dst(dev.pd, 1 << 17, kAllAccess)
+	{
+		t = std::thread([this] {
+			ended = run();
+			done = true;
+		});
+	}
+	~Stream()
+	{
+		stop = true;
+		if (t.joinable())
+			t.join();
+	}
+	/* why it stopped, once it did (empty before) */
+	std::string why() const
+	{
+		return done ? ended : std::string();
+	}
+	std::string run()
+	{
+		for (uint32_t seq = 1; !stop; seq++) {
+			memset(src.p, static_cast<int>(seq), 65536);
+			if (post_recv(p.b,
+				      { { dst.addr(), 65536, dst.mr->lkey } },
+				      seq) ||
+			    post_send(p.a, IBV_WR_SEND,
+				      { { src.addr(), 65536, src.mr->lkey } },
+				      seq) ||
+			    post_send(p.a, IBV_WR_RDMA_WRITE,
+				      { { src.addr(), 65536, src.mr->lkey } },
+				      seq, IBV_SEND_SIGNALED, dst.addr(65536),
+				      dst.mr->rkey))
+				return "a post failed";
+			auto a = poll_n(p.cqa, 2, 5000);
+			auto b = poll_n(p.cqb, 1, 5000);
+			if (a.size() != 2 || b.size() != 1)
+				return "no completion for 5 s";
+			for (auto &w : { a[0], a[1], b[0] })
+				if (w.status != IBV_WC_SUCCESS)
+					return "completion " + wc_desc(w);
+			if (dst.p[0] != static_cast<uint8_t>(seq) ||
+			    dst.p[65536 + 65535] != static_cast<uint8_t>(seq))
+				return "data of message " + str(seq) + " wrong";
+			messages++;
+		}
+		return "stopped";
+	}
+};
+
+/*
+ * The device goes away (rdma link delete, rmmod) under a process holding
+ * a context, a mapped UAR and a pair mid-transfer: the mapping is zapped
+ * (a touch finds a zero page, not the card's), the process gets
+ * IBV_EVENT_DEVICE_FATAL, its stream stops instead of delivering, its
+ * commands fail, and it closes the context. With @stays the device must
+ * stay (an rmmod refused while the process's wake-up file holds the
+ * module): the stream goes on. Case names start with @tag. Prints READY
+ * once streaming, then waits for a line on stdin (the test removes the
+ * device, or tries to, meanwhile).
+ */
+void test_uar_zap(const std::string &tag, bool stays)
 {
 	Dev d;
 	auto *ctx = softhca::to_ctx(d.ctx);
 	auto *mark = reinterpret_cast<volatile uint32_t *>(ctx->uar + 0x800);
 
 	*mark = 0x5eca1;
-	result(*mark == 0x5eca1, "zap.uar-writable-before");
+	result(*mark == 0x5eca1, tag + ".uar-writable-before");
+	Stream st(d);
+	double end = now_ms() + kDeadlineMs;
+	while (st.messages < 10 && st.why().empty() && now_ms() < end)
+		usleep(1000);
+	result(st.messages >= 10, tag + ".streaming-before",
+	       str(st.messages) + " messages, " + st.why());
 	printf("READY\n");
 	fflush(stdout);
 	char line[16];
 	if (!fgets(line, sizeof(line), stdin)) {
-		result(false, "zap.go", "no go line");
+		result(false, tag + ".go", "no go line");
+		return;
+	}
+	unsigned long at_go = st.messages;
+	if (stays) {
+		/* the device is still there: the stream goes on */
+		end = now_ms() + kDeadlineMs;
+		while (st.messages < at_go + 10 && st.why().empty() &&
+		       now_ms() < end)
+			usleep(1000);
+		result(st.messages >= at_go + 10 && st.why().empty(),
+		       tag + ".stream-goes-on",
+		       str(st.messages - at_go) + " messages after, " +
+			       st.why());
+		result(*mark == 0x5eca1, tag + ".uar-still-mapped");
+		st.stop = true;
+		st.t.join();
 		return;
 	}
 	bool fatal = false;
-	double end = now_ms() + 10000;
+	end = now_ms() + 10000;
 	while (!fatal && now_ms() < end) {
 		pollfd pfd = { d.ctx->async_fd, POLLIN, 0 };
 
@@ -1929,9 +2026,19 @@ void test_uar_zap()
 		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
 		ibv_ack_async_event(&ev);
 	}
-	result(fatal, "zap.device-fatal-event");
-	result(*mark == 0, "zap.uar-mapping-zapped",
+	result(fatal, tag + ".device-fatal-event");
+	result(*mark == 0, tag + ".uar-mapping-zapped",
 	       "still reads " + str(*mark));
+	/* the stream thread ends on its own: nothing completes any more */
+	st.t.join();
+	result(st.ended != "stopped" && !st.ended.empty(),
+	       tag + ".stream-stops",
+	       st.ended + " after " + str(st.messages - at_go) +
+		       " messages more");
+	ibv_pd *pd = ibv_alloc_pd(d.ctx);
+	int err = errno;
+	result(!pd && err == EIO, tag + ".commands-fail-eio",
+	       pd ? "alloc_pd succeeded" : strerror(err));
 }
 
 /*
@@ -2651,7 +2758,11 @@ int main(int argc, char **argv)
 		} else if (t == "cmd-timeout") {
 			test_cmd_timeout();
 		} else if (t == "uar-zap") {
-			test_uar_zap();
+			test_uar_zap("zap", false);
+		} else if (t.rfind("uar-zap=", 0) == 0) {
+			test_uar_zap(t.substr(8), false);
+		} else if (t.rfind("hold=", 0) == 0) {
+			test_uar_zap(t.substr(5), true);
 		} else if (t == "pd-max") {
 			test_pd_limit("limit.pd-count-is-max-pd", -1, ENOMEM);
 		} else if (t.rfind("pd-cgroup=", 0) == 0) {

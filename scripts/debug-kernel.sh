@@ -1,25 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Build (or reuse) the KUnit kernel the softhca KUnit suites run in: Debian's
-# linux-source-6.1 with tests/kunit/softhca.kunitconfig, x86_64, configured
-# and built by the kernel's own tools/testing/kunit/kunit.py.
+# Build (or reuse) the debug kernel: Debian's linux-source-6.1 configured
+# from tests/debug-kernel.config (KASAN, lockdep, kmemleak, debugobjects,
+# UBSAN, fault injection, and the modules the VM tests load), x86_64,
+# configured and built by the kernel's own tools/testing/kunit/kunit.py.
+# One build serves the KUnit suites (scripts/kunit.sh) and the debug VM
+# runs (SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh).
 #
-#   source tree  $SOFTHCA_CACHE/kunit/linux  (a copy of the pristine unpacked
-#                source; kunit.py wants a clean tree and builds with O=)
-#   build dir    $SOFTHCA_CACHE/kunit/build  (bzImage, Module.symvers, ...)
+#   source tree  $SOFTHCA_CACHE/dbgkernel/linux  (a copy of the pristine
+#                unpacked source; kunit.py wants a clean tree, builds O=)
+#   build dir    $SOFTHCA_CACHE/dbgkernel/build  (bzImage, Module.symvers;
+#                out-of-tree modules build against it)
+#   modules      $SOFTHCA_CACHE/dbgkernel/root/lib/modules/<release>
+#                (modules_install, stripped; its "build" links the build dir)
 #   ccache       $SOFTHCA_CACHE/ccache
 #
-# The build is skipped when a stamp in the build dir says that the kunitconfig,
-# the source, the compiler and the make options are those of the last
-# successful build. Prints the build dir on stdout.
+# The build is skipped when a stamp in the build dir says that the config
+# fragment, the source, the compiler and the make options are those of the
+# last successful build. Prints the build dir on stdout.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 . "$(dirname "$0")/progress.sh"
 
-kunitconfig=$SOFTHCA_TOP/tests/kunit/softhca.kunitconfig
-kdir=$SOFTHCA_CACHE/kunit
+fragment=$SOFTHCA_TOP/tests/debug-kernel.config
+kdir=$SOFTHCA_DBG_DIR
 src=$kdir/linux
-build=$kdir/build
+build=$SOFTHCA_DBG_BUILD
+root=$kdir/root
 pristine=$SOFTHCA_CACHE/linux-source-6.1
 tarball=/usr/src/linux-source-6.1.tar.xz
 jobs=${SOFTHCA_JOBS:-$(nproc)}
@@ -33,24 +40,24 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL KCFLAGS KAFLAGS KCPPFLAGS
 unset KBUILD_OUTPUT KBUILD_EXTRA_WARN ARCH CROSS_COMPILE LLVM
 export PYTHONDONTWRITEBYTECODE=1	# no __pycache__ in the kernel tree
 export CCACHE_DIR=$SOFTHCA_CACHE/ccache
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Fixed build identity: init/version.c and friends hit ccache too.
-export KBUILD_BUILD_USER=softhca KBUILD_BUILD_HOST=kunit
+export KBUILD_BUILD_USER=softhca KBUILD_BUILD_HOST=debug
 
 now() { date +%s.%N; }
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 
 mkdir -p "$kdir"
-# One KUnit kernel build at a time (and never on top of a half-copied tree).
+# One debug kernel build at a time (and never on top of a half-copied tree).
 exec 8>"$kdir/kernel.lock"
 if ! flock -n 8; then
-	softhca_log "kunit-kernel: waiting for another KUnit kernel build"
+	softhca_log "debug-kernel: waiting for another build of the debug kernel"
 	flock 8
 fi
 
 [ -f "$tarball" ] || softhca_die "linux-source-6.1 is not installed (scripts/deps.sh)"
 "$SOFTHCA_TOP/scripts/fetch-linux-source.sh"
-[ -f "$kunitconfig" ] || softhca_die "missing $kunitconfig"
+[ -f "$fragment" ] || softhca_die "missing $fragment"
 
 # Identity of the kernel source: the Debian package version and the tarball.
 src_id="$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)"
@@ -60,13 +67,13 @@ src_id+=" $(stat -c '%s %Y' "$tarball")"
 if [ ! -f "$kdir/linux.id" ] || [ "$(cat "$kdir/linux.id")" != "$src_id" ] ||
 	[ ! -f "$src/Makefile" ]; then
 	t0=$(now)
-	softhca_log "kunit-kernel: copying $pristine to $src"
+	softhca_log "debug-kernel: copying $pristine to $src"
 	rm -rf "$src" "$kdir/linux.id"
 	cp -a "$(realpath "$pristine")" "$src.tmp"	# the tree, not a symlink to it
 	rm -f "$src.tmp/.unpacked"
 	mv "$src.tmp" "$src"
 	echo "$src_id" > "$kdir/linux.id"
-	softhca_log "kunit-kernel: copied in $(since "$t0") s"
+	softhca_log "debug-kernel: copied in $(since "$t0") s"
 fi
 if [ -e "$src/.config" ] || [ -d "$src/include/config" ]; then
 	softhca_die "$src is not clean (a .config); remove it and rerun"
@@ -81,15 +88,17 @@ stamp_of() {
 		gcc --version | head -n 1
 		ccache --version | head -n 1
 		cat "$src/tools/testing/kunit/qemu_configs/x86_64.py"
-		grep -v '^#' "$kunitconfig"
+		grep -v '^#  *[^C]' "$fragment" | grep -v '^$'
 	} | sha256sum | cut -d' ' -f1
 }
 stamp=$(stamp_of)
-stampfile=$build/.softhca-kunit-stamp
+stampfile=$build/.softhca-debug-stamp
+release() { cat "$build/include/config/kernel.release" 2>/dev/null; }
 if [ -f "$stampfile" ] && [ "$(cat "$stampfile")" = "$stamp" ] &&
 	[ -f "$build/arch/x86/boot/bzImage" ] && [ -f "$build/Module.symvers" ] &&
-	[ -x "$build/usr/gen_init_cpio" ]; then
-	softhca_log "kunit-kernel: up to date ($build)"
+	[ -x "$build/usr/gen_init_cpio" ] &&
+	[ -f "$root/lib/modules/$(release)/modules.dep" ]; then
+	softhca_log "debug-kernel: up to date ($build)"
 	echo "$build"
 	exit 0
 fi
@@ -100,21 +109,25 @@ rm -f "$stampfile"
 mkdir -p "$build" "$CCACHE_DIR"
 log=$kdir/kernel-build.log
 t0=$(now)
-softhca_log "kunit-kernel: building the Linux kernel the KUnit suites boot (about 11 min on 2 cores when ccache is cold; log $log)"
+softhca_log "debug-kernel: building the debug kernel (KUnit and the debug VM runs; about 25 min on 2 cores when ccache is cold; log $log)"
 ccache -z >/dev/null
 # Progress: objects compiled in this run, out of the last build's count or,
 # before any, an estimate from the .config kunit.py writes first.
 touch "$kdir/build-start"
 objs() { find "$build" -name '*.o' "$@" 2>/dev/null | wc -l; }
-softhca_progress_start kunit/kernel-build "kunit-kernel: compiling" objects \
-	"[ -f '$build/.config' ] && echo \$((\$(grep -c '=y\$' '$build/.config') * 2))" \
+softhca_progress_start dbgkernel/kernel-build "debug-kernel: compiling" objects \
+	"[ -f '$build/.config' ] && echo \$((\$(grep -c '=[ym]\$' '$build/.config') * 2))" \
 	"find '$build' -name '*.o' -newer '$kdir/build-start' 2>/dev/null | wc -l"
 set +e
 (
 	cd "$src"
 	python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
-		--build_dir="$build" --kunitconfig="$kunitconfig" \
-		--make_options "${make_opts[@]}" --jobs="$jobs"
+		--build_dir="$build" --kunitconfig="$fragment" \
+		--make_options "${make_opts[@]}" --jobs="$jobs" &&
+	# the modules, for the VM's /lib/modules (depmod runs here)
+	rm -rf "$root" &&
+	make -C "$src" O="$build" ARCH=x86_64 "${make_opts[@]}" \
+		INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install
 ) </dev/null >"$log" 2>&1
 rc=$?
 set -e
@@ -126,12 +139,14 @@ fi
 elapsed=$(since "$t0")
 if [ $rc -ne 0 ]; then
 	tail -n 40 "$log" >&2
-	softhca_die "kunit-kernel: build failed after $elapsed s (see $log)"
+	softhca_die "debug-kernel: build failed after $elapsed s (see $log)"
 fi
 for f in arch/x86/boot/bzImage Module.symvers usr/gen_init_cpio; do
-	[ -e "$build/$f" ] || softhca_die "kunit-kernel: build made no $f (see $log)"
+	[ -e "$build/$f" ] || softhca_die "debug-kernel: build made no $f (see $log)"
 done
+[ -f "$root/lib/modules/$(release)/modules.dep" ] ||
+	softhca_die "debug-kernel: no modules.dep for $(release) (see $log)"
 hits=$(ccache -s 2>/dev/null | sed -n 's/^ *Hits: *\([0-9]*\) \/ *\([0-9]*\).*/\1\/\2/p' | head -n 1)
-softhca_log "kunit-kernel: built in $elapsed s (ccache hits ${hits:-?})"
+softhca_log "debug-kernel: $(release) built in $elapsed s (ccache hits ${hits:-?})"
 echo "$stamp" > "$stampfile"
 echo "$build"

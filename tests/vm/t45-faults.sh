@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: none
+# (not in make test yet: every verbs path passed in a debug run, 255
+# faults in 25 s, but the sampled rdma link add still ran after 5
+# minutes, past the CI budget, and the no-restrack check has not been
+# seen to end (it hung after t46); run it with
+# SOFTHCA_VM_TESTS=tests/vm/t45-faults.sh SOFTHCA_VM_KERNEL=debug
+# tests/vm-tests.sh)
+# Fault injection (issue 12): every create path (context, PD, MR, CQ, QPs
+# of each type, SRQ, a QP on an SRQ, AH, the INIT to RTR transition, the
+# wake-up file, and "rdma link add" with the card's EQs and IRQs) with
+# each of its kernel allocations and user copies failed in turn
+# (softhca-faulttest, through fail-nth): the call fails with an errno or
+# the object works, and nothing is left behind: the card's listings and
+# ib_core's counts are back where they were, kmemleak finds nothing, the
+# device keeps working and the module unloads and loads again. Needs the
+# debug kernel (CONFIG_FAULT_INJECTION, failslab, fail_page_alloc,
+# fail_usercopy, kmemleak).
+. "$SOFTHCA_TOP/tests/vm/lib.sh"
+
+F=$BIN/softhca-faulttest
+D=/sys/kernel/debug
+# fail-nth counts every fault point of the task: slab and page allocations
+# that may sleep too (by default only those that may not are failed),
+# pages of any order, and copies from and to user space. Quietly: the
+# tool counts what it injects.
+fault_setup() {
+	local a
+	for a in failslab fail_page_alloc; do
+		echo N > $D/$a/ignore-gfp-wait || return 1
+		echo 0 > $D/$a/verbose || return 1
+	done
+	echo N > $D/fail_page_alloc/ignore-gfp-highmem &&
+		echo 0 > $D/fail_page_alloc/min-order &&
+		echo 0 > $D/fail_usercopy/verbose &&
+		test -w /proc/self/fail-nth
+}
+check fault-injection-ready fault_setup
+
+make_veth veth45 veth46 10.45.0.1/24
+make_veth veth47 veth48 10.47.0.1/24
+check link-add rdma link add softhca0 type softhca netdev veth45
+gid=$(ibv_devinfo -v -d softhca0 |
+	sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.45.0.1, RoCE v2.*/\1/p')
+check rocev2-gid-found test -n "$gid"
+
+# every verbs path, each fault point in turn; then the device's own
+# creation, every 25th fault point (a failed probe under KASAN takes a
+# second or two; SOFTHCA_FAULT_STRIDE=1 by hand fails each one)
+check_tool "$F" softhca0 "$gid"
+check_tool env SOFTHCA_FAULT_STRIDE=25 "$F" link softhca7 veth47
+
+# Nothing is left: the card's listings, ib_core's counts, kmemleak.
+C=$D/softhca/softhca0
+check no-cqs-left debugfs_empty $C/cqs
+check no-mrs-left debugfs_empty $C/mrs
+check no-qps-left debugfs_empty $C/qps
+check no-contexts-left debugfs_empty $C/dbrec_pages
+no_restrack_objects() {
+	local t n
+	for t in pd cq qp mr srq ctx; do
+		n=$(restrack_count $t softhca0) || { echo "rdma resource show $t failed"; return 1; }
+		echo "$t: $n"
+		[ "$n" -eq 0 ] || return 1
+	done
+}
+check no-restrack-objects no_restrack_objects
+check link-delete rdma link delete softhca0
+check rmmod rmmod softhca
+check kmemleak-clean kmemleak_clean
+check insmod-again insmod "$SOFTHCA_KO"
+check link-add-again rdma link add softhca0 type softhca netdev veth45
+check link-delete-again rdma link delete softhca0
+ip link del veth45
+ip link del veth47
