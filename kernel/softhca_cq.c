@@ -15,6 +15,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_trace.h"
 
 /**
  * softhca_cq_hw_create - CREATE_CQ for a ring described by @pb
@@ -276,11 +277,13 @@ void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data)
 		/* the card fired this arm: the next one is a new request */
 		if (cq->kernel)
 			softhca_kcq_event(cq);
+		trace_softhca_cq_comp(dev, cqn, cq->kernel);
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	} else {
 		ibdev_warn_ratelimited(&dev->ibdev, "CQ %u error 0x%x\n", cqn,
 				       data);
+		trace_softhca_cq_error(dev, cqn, data);
 		if (cq->ibcq.event_handler) {
 			ev.device = &dev->ibdev;
 			ev.element.cq = &cq->ibcq;

@@ -11,6 +11,7 @@
 #include <linux/interrupt.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 /*
  * The async EQ carries events of every QP, CQ and SRQ: 4096 entries; a
@@ -81,6 +82,7 @@ int softhca_eq_poll(struct softhca_eq *eq, int budget)
 
 	while (n < budget &&
 	       (eqe = softhca_eq_next(eq->buf, eq->log_size, eq->ci))) {
+		trace_softhca_eqe(eq->dev, eq->eqn, eq->ci, eqe);
 		softhca_eq_dispatch(eq->dev, eqe);
 		eq->ci++;
 		n++;
@@ -90,6 +92,7 @@ int softhca_eq_poll(struct softhca_eq *eq, int budget)
 
 static void softhca_eq_doorbell(struct softhca_eq *eq, bool arm)
 {
+	trace_softhca_eq_doorbell(eq->dev, eq->eqn, eq->ci, arm);
 	softhca_hw_write32(eq->dev->hw, SOFTHCA_REG_EQ_DB(eq->eqn),
 			   softhca_eq_db(eq->ci, arm));
 }
@@ -97,8 +100,11 @@ static void softhca_eq_doorbell(struct softhca_eq *eq, bool arm)
 static void softhca_eq_tasklet(struct tasklet_struct *t)
 {
 	struct softhca_eq *eq = from_tasklet(eq, t, tasklet);
+	int n = softhca_eq_poll(eq, SOFTHCA_EQ_BUDGET);
 
-	if (softhca_eq_poll(eq, SOFTHCA_EQ_BUDGET) == SOFTHCA_EQ_BUDGET) {
+	trace_softhca_eq_tasklet(eq->dev, eq->eqn, n, eq->ci,
+				 n < SOFTHCA_EQ_BUDGET);
+	if (n == SOFTHCA_EQ_BUDGET) {
 		/* more may be waiting: hand back what we took, come again */
 		softhca_eq_doorbell(eq, false);
 		tasklet_schedule(&eq->tasklet);
@@ -111,6 +117,7 @@ static irqreturn_t softhca_eq_irq(int irq, void *data)
 {
 	struct softhca_eq *eq = data;
 
+	trace_softhca_eq_irq(eq->dev, eq->eqn, irq);
 	tasklet_schedule(&eq->tasklet);
 	return IRQ_HANDLED;
 }

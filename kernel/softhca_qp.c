@@ -15,6 +15,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_trace.h"
 
 #define SOFTHCA_QP_ATTR_MASK	(IB_QP_STATE | IB_QP_CUR_STATE |	\
 				 IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | \
@@ -634,6 +635,7 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	trace_softhca_engine_doorbell(dev, qp->qpn, "post_send");
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }
@@ -652,6 +654,7 @@ int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	trace_softhca_engine_doorbell(dev, qp->qpn, "post_recv");
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }

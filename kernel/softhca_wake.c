@@ -24,6 +24,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_trace.h"
 
 struct softhca_wake_file {
 	struct ib_uobject uobj;		/* first: uverbs allocates us */
@@ -48,10 +49,12 @@ static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 		return -EINVAL;
 	}
 	down_read(&wf->lock);
-	if (wf->dev)
+	if (wf->dev) {
+		trace_softhca_engine_doorbell(wf->dev, arg, "wake-file");
 		softhca_hw_write32(wf->dev->hw, SOFTHCA_REG_ENGINE_DB, arg);
-	else
+	} else {
 		ret = -EIO;
+	}
 	up_read(&wf->lock);
 	if (ret)
 		pr_debug("softhca: wake-up file of a closed context\n");

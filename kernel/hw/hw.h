@@ -190,6 +190,7 @@ struct softhca_hw_cq {
 	spinlock_t lock;
 	u32 pi;
 	u32 arm_sn_fired;
+	u32 arm_seen;			/* the arm word last read (tracing) */
 	bool error;
 	/* moderation (MODIFY_CQ): hold the event for count CQEs or period */
 	u16 mod_count;

@@ -15,6 +15,7 @@
 #include <linux/wait.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static unsigned int hw_fault_cmd_stall;
 module_param(hw_fault_cmd_stall, uint, 0644);
@@ -179,6 +180,8 @@ static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
 		}
 	}
 
+	trace_softhca_hw_cmd(hw, slot, le16_to_cpu(e.opcode), status,
+			     c.syndrome);
 	e.status = status;
 	e.syndrome = cpu_to_le32(c.syndrome);
 	e.out_written = cpu_to_le32(c.out_len);

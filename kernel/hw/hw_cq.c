@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static void softhca_hw_cq_free(struct softhca_hw_cq *cq)
 {
@@ -34,6 +35,9 @@ static enum hrtimer_restart softhca_hw_cq_mod_timer(struct hrtimer *t)
 	fire = cq->mod_pending;
 	cq->mod_pending = 0;
 	spin_unlock(&cq->lock);
+	if (fire)
+		trace_softhca_hw_cq_event(cq->hw, cq->cqn, cq->eq->eqn,
+					  cq->arm_sn_fired, "moderation-timer");
 	if (fire)
 		softhca_hw_eq_post(cq->hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0,
 				   0);
@@ -192,6 +196,18 @@ static u32 softhca_hw_cq_ci(u32 pi, u32 ci24)
 	return ci;
 }
 
+/* Trace an arm request the card has not seen before (cq->lock held). */
+static void softhca_hw_cq_arm_seen(struct softhca_hw_cq *cq, u32 arm,
+				   const char *via)
+{
+	if (arm == cq->arm_seen)
+		return;
+	cq->arm_seen = arm;
+	if ((arm & SOFTHCA_CQ_ARM_REQUEST) &&
+	    softhca_cq_arm_sn(arm) != cq->arm_sn_fired)
+		trace_softhca_hw_cq_arm(cq->hw, cq->cqn, arm, via);
+}
+
 /* Should the arm word @arm turn this CQE into a completion event? */
 static bool softhca_hw_cq_should_fire(struct softhca_hw_cq *cq, u32 arm,
 				      bool solicited, bool error)
@@ -221,7 +237,8 @@ static bool softhca_hw_cq_should_fire(struct softhca_hw_cq *cq, u32 arm,
 int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited)
 {
-	u32 size = BIT(cq->log_size), syndrome = 0, arm;
+	u32 size = BIT(cq->log_size), syndrome = 0, arm = 0;
+	const char *why = NULL;
 	struct softhca_cqe *slot;
 	bool fire = false;
 	int ret = 0;
@@ -255,17 +272,21 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 	/* the body is visible before the owner bit that validates it */
 	dma_wmb();
 	WRITE_ONCE(slot->op_own, owner);
+	trace_softhca_hw_cqe(hw, cq->cqn, cq->pi, cqe);
 	cq->pi++;
 	/* arms written before this CQE must see it: read the arm word now */
 	smp_mb();
 	arm = le32_to_cpu(READ_ONCE(cq->db->arm));
+	softhca_hw_cq_arm_seen(cq, arm, "cqe");
 	if (softhca_hw_cq_should_fire(cq, arm, solicited,
 				      cqe->status != SOFTHCA_CQE_ST_SUCCESS)) {
 		cq->arm_sn_fired = softhca_cq_arm_sn(arm);
 		fire = true;
+		why = "cqe";
 		/* moderated: hold it for count CQEs or period_us */
 		if (cq->mod_count > 1 || cq->mod_period_us) {
 			fire = ++cq->mod_pending >= max_t(u16, cq->mod_count, 1);
+			why = "moderation-count";
 			if (fire)
 				cq->mod_pending = 0;
 			else if (cq->mod_period_us)
@@ -278,16 +299,22 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		/* CQEs after the arm fired count toward the held event */
 		cq->mod_pending = 0;
 		fire = true;
+		why = "moderation-count";
 	}
 out:
 	if (syndrome)
 		cq->error = true;
 	spin_unlock_bh(&cq->lock);
-	if (fire)
+	if (fire) {
+		trace_softhca_hw_cq_event(hw, cq->cqn, cq->eq->eqn,
+					  softhca_cq_arm_sn(arm), why);
 		softhca_hw_eq_post(hw, cq->eq, SOFTHCA_EQE_COMP, cq->cqn, 0, 0);
-	if (syndrome)
+	}
+	if (syndrome) {
+		trace_softhca_hw_cq_error(hw, cq->cqn, syndrome);
 		softhca_hw_async_event(hw, SOFTHCA_EQE_CQ_ERROR, cq->cqn,
 				       syndrome, 0);
+	}
 	return ret;
 }
 
