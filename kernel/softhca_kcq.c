@@ -20,6 +20,7 @@
 #include <linux/etherdevice.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 static const enum ib_wc_status softhca_wc_status[SOFTHCA_CQE_ST_MAX + 1] = {
 	[SOFTHCA_CQE_ST_SUCCESS]	= IB_WC_SUCCESS,
@@ -230,6 +231,7 @@ static int softhca_kcq_arm(struct softhca_cq *cq,
 				 cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
 
 	WRITE_ONCE(cq->dbrec->arm, cpu_to_le32(arm));
+	trace_softhca_kcq_arm(to_sdev(cq->ibcq.device), cq->cqn, arm);
 	if (cq->uar) {
 		/* the record first, then the doorbell */
 		wmb();
