@@ -475,13 +475,24 @@ struct softhca_create_out {		/* CREATE_EQ/CQ/MKEY/QP/SRQ */
 
 SOFTHCA_ASSERT_SIZE(struct softhca_create_out, 8);
 
+/*
+ * QUERY_CQ: the CQ's context (ctx.pas: what the card keeps of it, no list
+ * address) and where it stands.
+ */
 struct softhca_cq_query_out {
 	struct softhca_cq_ctx ctx;
 	__le32 pi;			/* CQEs written so far */
 	__le32 ci;			/* consumer index read from the dbrec */
 	__le32 arm_sn_fired;		/* sn of the last event, or ~0 */
 	__le32 state;			/* 0 ok, 1 error */
+	__le32 arm;			/* the arm word in the dbrec */
+	__le16 mod_count;		/* MODIFY_CQ moderation */
+	__le16 mod_period_us;
+	__le32 events;			/* completion events raised */
+	__le32 rsvd[3];
 };
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_query_out, 80);
 
 /*
  * MODIFY_CQ: completion event moderation. An armed CQ raises its event
@@ -755,6 +766,24 @@ struct softhca_qp_attr {
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_qp_attr, 72);
+
+/*
+ * QUERY_QP: the attributes (state, PSNs: the next send and the expected
+ * PSN), the context as created (ctx.pas: no list address) and how far the
+ * queues are: posted (the doorbell record), fetched and completed.
+ */
+struct softhca_qp_query_out {
+	struct softhca_qp_attr attr;
+	struct softhca_qp_ctx ctx;
+	__le32 sq_pi;			/* send basic blocks posted */
+	__le32 sq_next;			/* ... fetched by the requester */
+	__le32 sq_ci;			/* ... completed */
+	__le32 rq_pi;			/* receive WQEs posted (own RQ) */
+	__le32 rq_ci;			/* ... taken */
+	__le32 rsvd[3];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_query_out, 160);
 
 /* PSNs are 24 bits; QUERY_QP reports the next send and expected PSN. */
 #define SOFTHCA_PSN_MASK	0xffffffU

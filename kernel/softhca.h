@@ -264,6 +264,7 @@ static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
 struct softhca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	u32 vector;			/* its comp_vector (dev->ceqs[]) */
 	bool kernel;			/* a kernel CQ (udata == NULL) */
 	/* user CQs: the provider's ring and record */
 	struct ib_umem *umem;
@@ -613,8 +614,11 @@ void softhca_debugfs_module_init(void);
 void softhca_debugfs_module_exit(void);
 int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int softhca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int softhca_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 int softhca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
 int softhca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
 int softhca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int softhca_fill_res_srq_entry_raw(struct sk_buff *msg, struct ib_srq *ibsrq);
 
 #endif /* SOFTHCA_H */

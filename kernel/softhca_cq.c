@@ -171,6 +171,7 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	nent = roundup_pow_of_two(attr->cqe + 1);
 	log_size = ilog2(nent);
 	cq->kernel = !udata;
+	cq->vector = attr->comp_vector;
 	if (cq->kernel)
 		ret = softhca_kcq_create(dev, cq, attr, log_size);
 	else

@@ -371,12 +371,17 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 static int softhca_qp_query_hw(struct softhca_dev *dev, u32 qpn,
-			       struct softhca_qp_attr *out)
+			       struct softhca_qp_attr *attr)
 {
 	struct softhca_obj_in in = { .num = cpu_to_le32(qpn) };
+	struct softhca_qp_query_out out;
+	int ret;
 
-	return softhca_cmd_exec(dev, SOFTHCA_CMD_QUERY_QP, &in, sizeof(in),
-				out, sizeof(*out));
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_QUERY_QP, &in, sizeof(in),
+			       &out, sizeof(out));
+	if (!ret)
+		*attr = out.attr;
+	return ret;
 }
 
 /* Check attribute values the core's transition table does not. */

@@ -197,6 +197,7 @@ struct softhca_hw_cq {
 	u16 mod_period_us;
 	u32 mod_pending;		/* CQEs since the arm, event held */
 	struct hrtimer mod_timer;
+	u32 events;			/* completion events raised */
 	struct softhca_hw *hw;
 	u32 users;			/* QPs completing to it */
 	struct rcu_head rcu;

@@ -80,7 +80,7 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 	SOFTHCA_HW_CMD(CREATE_QP, sizeof(struct softhca_qp_ctx), SZ_NUM,
 		       create_qp),
 	SOFTHCA_HW_CMD(DESTROY_QP, SZ_OBJ, 0, destroy_qp),
-	SOFTHCA_HW_CMD(QUERY_QP, SZ_OBJ, sizeof(struct softhca_qp_attr),
+	SOFTHCA_HW_CMD(QUERY_QP, SZ_OBJ, sizeof(struct softhca_qp_query_out),
 		       query_qp),
 	SOFTHCA_HW_CMD(MODIFY_QP, sizeof(struct softhca_qp_attr), 0,
 		       modify_qp),

@@ -34,6 +34,8 @@ static enum hrtimer_restart softhca_hw_cq_mod_timer(struct hrtimer *t)
 	spin_lock(&cq->lock);
 	fire = cq->mod_pending;
 	cq->mod_pending = 0;
+	if (fire)
+		cq->events++;
 	spin_unlock(&cq->lock);
 	if (fire)
 		trace_softhca_hw_cq_event(cq->hw, cq->cqn, cq->eq->eqn,
@@ -166,6 +168,10 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->ci = READ_ONCE(cq->db->ci);
 	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
 	out->state = cpu_to_le32(cq->error);
+	out->arm = READ_ONCE(cq->db->arm);
+	out->mod_count = cpu_to_le16(cq->mod_count);
+	out->mod_period_us = cpu_to_le16(cq->mod_period_us);
+	out->events = cpu_to_le32(cq->events);
 	spin_unlock_bh(&cq->lock);
 	return SOFTHCA_CMD_STAT_OK;
 }
@@ -304,6 +310,8 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 out:
 	if (syndrome)
 		cq->error = true;
+	if (fire)
+		cq->events++;
 	spin_unlock_bh(&cq->lock);
 	if (fire) {
 		trace_softhca_hw_cq_event(hw, cq->cqn, cq->eq->eqn,
