@@ -455,6 +455,12 @@ enum softhca_cq_flags {
 	SOFTHCA_CQ_F_IGNORE_OVERRUN	= 0x1,
 };
 
+/*
+ * No CQ is numbered 0. CREATE_CQ gives numbers cyclically: a destroyed CQ's
+ * number is given again only after every other one.
+ */
+#define SOFTHCA_CQN_NONE		0
+
 struct softhca_cq_ctx {
 	__u8 log_size;
 	__u8 log_cqe_size;

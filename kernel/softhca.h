@@ -102,6 +102,11 @@ struct softhca_eq {
 	struct softhca_eqe *buf;
 	dma_addr_t dma;
 	u32 log_size;
+	/*
+	 * ci and the EQEs from ci on: the tasklet's consuming (and the
+	 * doorbell that hands them back) against softhca_eq_forget_cq()
+	 */
+	spinlock_t lock;
 	u32 ci;
 	u32 eqn;
 	u32 vector;
@@ -432,6 +437,7 @@ void softhca_eqs_cleanup(struct softhca_dev *dev);
 struct softhca_eqe *softhca_eq_next(struct softhca_eqe *buf, u32 log_size,
 				    u32 ci);
 int softhca_eq_poll(struct softhca_eq *eq, int budget);
+void softhca_eq_forget_cq(struct softhca_eq *eq, u32 cqn);
 
 /* softhca_pas.c */
 void softhca_pas_slot(u32 index, u32 npages, u32 *page, u32 *slot);

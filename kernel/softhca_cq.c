@@ -214,6 +214,10 @@ int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (ret)
 		return ret;
 	xa_erase_bh(&dev->cqs, cq->cqn);
+	/* events raised before the destroy and not yet taken reach nothing */
+	if (cq->vector < dev->num_ceqs)
+		softhca_eq_forget_cq(&dev->ceqs[cq->vector], cq->cqn);
+	softhca_eq_forget_cq(&dev->async_eq, cq->cqn);
 	if (!refcount_dec_and_test(&cq->refcount))
 		wait_for_completion(&cq->free);
 	softhca_cq_free_mem(dev, cq, udata);

@@ -107,6 +107,7 @@ struct softhca_hw {
 	struct xarray qps;
 	struct xarray srqs;
 	u32 mkey_variant;
+	u32 cq_next;			/* the next CQ number tried (cyclic) */
 	struct softhca_hw_qp *gsi;	/* QP1, or NULL (cmd_mutex) */
 	struct softhca_hw_eq __rcu *async_eq;	/* events of objects */
 	struct softhca_hw_eq __rcu *cmd_eq;	/* command completions */

@@ -105,8 +105,14 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(cq);
 		return st;
 	}
-	if (xa_alloc(&hw->cqs, &cqn, cq, XA_LIMIT(SOFTHCA_HW_CQ_FIRST, SOFTHCA_HW_CQ_LAST),
-		     GFP_KERNEL)) {
+	/*
+	 * Numbers are given cyclically: a destroyed CQ's number comes back
+	 * only after every other one, so an event of it still in an EQ
+	 * cannot pass for a new CQ's.
+	 */
+	if (xa_alloc_cyclic(&hw->cqs, &cqn, cq,
+			    XA_LIMIT(SOFTHCA_HW_CQ_FIRST, SOFTHCA_HW_CQ_LAST),
+			    &hw->cq_next, GFP_KERNEL) < 0) {
 		softhca_hw_cq_free(cq);
 		c->syndrome = SOFTHCA_SYND_CQ_LIMIT;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;

@@ -1077,6 +1077,35 @@ void test_events()
 	poll_n(p.cqa, 1);
 }
 
+/* ---- CQ numbers ---------------------------------------------------- */
+
+/*
+ * The card gives CQ numbers cyclically: a destroyed CQ's number is not
+ * the next CQ's, so a completion event of the old CQ still on its way
+ * cannot be taken for the new one's.
+ */
+void test_cq_numbers()
+{
+	Dev d;
+	std::vector<uint32_t> seen;
+	std::string why;
+
+	for (int i = 0; i < 4 && why.empty(); i++) {
+		ibv_cq *cq = ibv_create_cq(d.ctx, 16, nullptr, nullptr, 0);
+
+		if (!cq) {
+			why = std::string("create: ") + strerror(errno);
+			break;
+		}
+		uint32_t cqn = softhca::to_cq(cq)->cqn;
+		if (std::find(seen.begin(), seen.end(), cqn) != seen.end())
+			why = "CQ number " + str(cqn) + " given again";
+		seen.push_back(cqn);
+		ibv_destroy_cq(cq);
+	}
+	result(why.empty(), "cq.destroyed-number-not-given-again", why);
+}
+
 /* ---- CQ overrun ---------------------------------------------------- */
 
 void test_overrun()
@@ -2079,13 +2108,13 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity",	 "imm",	     "unsignaled",
-			  "wrap",	 "errors",   "flush",
-			  "rnr",	 "retry",    "events",
-			  "overrun",	 "uc",	     "psn",
-			  "large",	 "stale",    "wake",
-			  "garbage",	 "cross",    "atomic-inline",
-			  "event-flood", "iova-wrap" };
+		tests = { "integrity",	 "imm",	      "unsignaled",
+			  "wrap",	 "errors",    "flush",
+			  "rnr",	 "retry",     "events",
+			  "overrun",	 "uc",	      "psn",
+			  "large",	 "stale",     "wake",
+			  "garbage",	 "cross",     "atomic-inline",
+			  "event-flood", "iova-wrap", "cq-numbers" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -2131,6 +2160,8 @@ int main(int argc, char **argv)
 			test_event_flood();
 		} else if (t == "iova-wrap") {
 			test_iova_wrap();
+		} else if (t == "cq-numbers") {
+			test_cq_numbers();
 		} else if (t == "cmd-timeout") {
 			test_cmd_timeout();
 		} else if (t == "uar-zap") {
