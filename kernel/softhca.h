@@ -270,6 +270,7 @@ struct softhca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u32 vector;			/* its comp_vector (dev->ceqs[]) */
+	u32 flags;			/* softhca_cq_flags it is created with */
 	bool kernel;			/* a kernel CQ (udata == NULL) */
 	/* user CQs: the provider's ring and record */
 	struct ib_umem *umem;

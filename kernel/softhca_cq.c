@@ -20,7 +20,7 @@
 /**
  * softhca_cq_hw_create - CREATE_CQ for a ring described by @pb
  * @dev: the device
- * @cq: the CQ (cqn is set on success)
+ * @cq: the CQ (its flags are the context's; cqn is set on success)
  * @pb: the ring's PAS
  * @log_size: log2 of its CQEs
  * @eqn: the completion EQ
@@ -43,6 +43,7 @@ int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
 	ctx.eqn = cpu_to_le32(eqn);
 	ctx.uar = cpu_to_le32(uar);
 	ctx.dbrec_addr = cpu_to_le64(dbrec);
+	ctx.flags = cpu_to_le32(cq->flags);
 	softhca_pas_to_prm(pb, &ctx.pas);
 	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_CREATE_CQ, &ctx, sizeof(ctx),
 			       &out, sizeof(out));
@@ -152,7 +153,8 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 nent, log_size;
 	int ret;
 
-	if (attr->flags) {
+	/* no timestamps; a consumer that accepts losing CQEs may overrun */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN) {
 		ibdev_dbg(&dev->ibdev, "create_cq: flags 0x%x unsupported\n",
 			  attr->flags);
 		return -EOPNOTSUPP;
@@ -172,6 +174,8 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	log_size = ilog2(nent);
 	cq->kernel = !udata;
 	cq->vector = attr->comp_vector;
+	cq->flags = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN ?
+		    SOFTHCA_CQ_F_IGNORE_OVERRUN : 0;
 	if (cq->kernel)
 		ret = softhca_kcq_create(dev, cq, attr, log_size);
 	else

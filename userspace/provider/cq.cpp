@@ -364,8 +364,10 @@ struct ibv_cq_ex *create_cq_common(struct ibv_context *context,
 				   const struct ibv_cq_init_attr_ex *attr)
 {
 	Context *ctx = to_ctx(context);
-	WriteCmd<ib_uverbs_create_cq, softhca_create_cq_req> cmd = {};
-	WriteResp<ib_uverbs_create_cq_resp, softhca_create_cq_resp> resp = {};
+	ExWriteCmd<ib_uverbs_ex_create_cq, softhca_create_cq_req> cmd = {};
+	WriteResp<ib_uverbs_ex_create_cq_resp, softhca_create_cq_resp>
+		resp = {};
+	struct ibv_cq_init_attr_ex kattr = *attr;
 	uint32_t nent = attr->cqe > 0 && attr->cqe < 0x80000000u
 				? cq_entries_for(attr->cqe)
 				: 0;
@@ -405,16 +407,16 @@ struct ibv_cq_ex *create_cq_common(struct ibv_context *context,
 	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(cq->db.get());
 	cmd.drv.cqe_size = sizeof(struct softhca_cqe);
 	/*
-	 * The plain CREATE_CQ carries everything a softhca CQ has (no
-	 * timestamps, no overrun flag): ibv_cmd_create_cq_ex would send
-	 * the same command.
+	 * ibv_cmd_create_cq_ex sends IGNORE_OVERRUN as the CQ's flag
+	 * (UVERBS_ATTR_CREATE_CQ_FLAGS); without flags it is the plain
+	 * ioctl ibv_cmd_create_cq would send.
 	 */
-	err = ibv_cmd_create_cq(
-		context, static_cast<int>(nent - 1), attr->channel,
-		static_cast<int>(attr->comp_vector), &cq->vcq.cq,
-		reinterpret_cast<struct ibv_create_cq *>(&cmd), sizeof(cmd),
-		reinterpret_cast<ib_uverbs_create_cq_resp *>(&resp),
-		sizeof(resp));
+	kattr.cqe = nent - 1;
+	err = ibv_cmd_create_cq_ex(
+		context, &kattr, &cq->vcq,
+		reinterpret_cast<struct ibv_create_cq_ex *>(&cmd), sizeof(cmd),
+		reinterpret_cast<ib_uverbs_ex_create_cq_resp *>(&resp),
+		sizeof(resp), 0);
 	if (err) {
 		softhca_dbg(ctx, "create_cq: the kernel refused (%d)", err);
 		goto err_free;
@@ -438,10 +440,14 @@ int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr)
 	if (attr->comp_mask &
 	    ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))
 		return EOPNOTSUPP;
-	/* single-threaded use needs nothing; the card cannot ignore overrun */
+	/*
+	 * Single-threaded use needs nothing; with IGNORE_OVERRUN a full CQ
+	 * is written on (the card's SOFTHCA_CQ_F_IGNORE_OVERRUN).
+	 */
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags &
-	     ~static_cast<uint32_t>(IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
+	     ~static_cast<uint32_t>(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				    IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))
 		return EOPNOTSUPP;
 	/* no timestamps, VLANs, flow tags or tag matching */
 	if (attr->wc_flags & ~kCqWcFlags)

@@ -154,6 +154,8 @@ struct QpOpts {
 	uint32_t max_sge = 16;
 	uint32_t max_inline = 128;
 	int cq_entries = 256;
+	ibv_cq *a_cq =
+		nullptr; /* A's CQ, made by the caller (else made here) */
 	bool channel = false;
 	ibv_mtu mtu = IBV_MTU_1024;
 	uint32_t psn = 0; /* the first PSN of both directions */
@@ -173,7 +175,9 @@ struct Pair {
 	{
 		if (o.channel)
 			ch = ibv_create_comp_channel(d.ctx);
-		cqa = ibv_create_cq(d.ctx, o.cq_entries, nullptr, nullptr, 0);
+		cqa = o.a_cq ? o.a_cq
+			     : ibv_create_cq(d.ctx, o.cq_entries, nullptr,
+					     nullptr, 0);
 		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
 				    d.ctx->num_comp_vectors - 1);
 		a = make_qp(cqa);
@@ -192,7 +196,8 @@ struct Pair {
 			ibv_destroy_qp(a);
 		if (b)
 			ibv_destroy_qp(b);
-		ibv_destroy_cq(cqa);
+		if (!o.a_cq)
+			ibv_destroy_cq(cqa);
 		ibv_destroy_cq(cqb);
 		if (ch)
 			ibv_destroy_comp_channel(ch);
@@ -691,6 +696,27 @@ bool async_event(ibv_context *ctx, ibv_event_type type, ibv_qp *qp, int ms)
 	return false;
 }
 
+/* Is there an async event of @type for @cq within @ms? */
+bool async_cq_event(ibv_context *ctx, ibv_event_type type, ibv_cq *cq, int ms)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		pollfd pfd = { ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		bool hit = ev.event_type == type && ev.element.cq == cq;
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
 void expect_error(const std::string &name, Dev &d, QpOpts o,
 		  const std::function<void(Pair &, Buf &, Buf &)> &post,
 		  ibv_wc_status want_a, ibv_wc_status want_b_recv,
@@ -1133,6 +1159,109 @@ void test_overrun()
 		ibv_ack_async_event(&ev);
 	}
 	result(event, "cq.overrun-cq-error-event");
+}
+
+/* The card's producer index of CQ @cqn (debugfs), or -1. */
+long card_cq_pi(uint32_t cqn)
+{
+	std::string path = "/sys/kernel/debug/softhca/" + dev_name + "/cqs";
+	FILE *f = fopen(path.c_str(), "r");
+	char line[512];
+	long pi = -1;
+
+	while (f && pi < 0 && fgets(line, sizeof(line), f)) {
+		unsigned int n, v;
+		const char *at = strstr(line, " pi ");
+
+		if (sscanf(line, "cqn %u", &n) == 1 && n == cqn && at &&
+		    sscanf(at, " pi %u", &v) == 1)
+			pi = v;
+	}
+	if (f)
+		fclose(f);
+	return pi;
+}
+
+/* Wait until the card has written @n CQEs into CQ @cqn. */
+bool wait_card_pi(uint32_t cqn, long n)
+{
+	double end = now_ms() + kDeadlineMs;
+
+	while (card_cq_pi(cqn) < n)
+		if (now_ms() > end)
+			return false;
+	return true;
+}
+
+/*
+ * IGNORE_OVERRUN: a consumer that accepts losing completions. Five sends
+ * complete into a CQ of two entries nobody polls: no CQ error, the QP
+ * goes on, and the card kept writing around the ring, so what is there
+ * is what the owner bits say: the fifth completion in slot 0 (the pass
+ * the consumer at 0 expects), the fourth in slot 1 of a later pass. A
+ * sixth completion lands where the consumer looks next.
+ */
+void test_overrun_ignored()
+{
+	Dev d;
+	ibv_cq_init_attr_ex ca = {};
+
+	ca.cqe = 1;
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	ibv_cq_ex *cqx = ibv_create_cq_ex(d.ctx, &ca);
+	int err = errno;
+
+	result(cqx != nullptr, "cq.ignore-overrun-create",
+	       std::string("create_cq_ex: ") + strerror(err));
+	if (!cqx)
+		return;
+	ibv_cq *cq = ibv_cq_ex_to_cq(cqx);
+	uint32_t cqn = softhca::to_cq(cq)->cqn;
+	std::string why;
+	{
+		QpOpts o;
+		o.a_cq = cq;
+		Pair p(d, o);
+		Buf b(d.pd, 4096, kAllAccess);
+
+		for (int i = 0; i < 6; i++)
+			post_recv(p.b, { { b.addr(2048), 64, b.mr->lkey } }, i);
+		for (int i = 0; i < 5; i++)
+			post_send(p.a, IBV_WR_SEND,
+				  { { b.addr(), 8, b.mr->lkey } }, i);
+		if (!wait_card_pi(cqn, 5))
+			why = "the card wrote " + str(card_cq_pi(cqn)) +
+			      " CQEs, not 5";
+		auto wa = poll_n(cq, 2, 200);
+		if (why.empty() && (wa.size() != 1 || wa[0].wr_id != 4 ||
+				    wa[0].status != IBV_WC_SUCCESS))
+			why = "after 5 completions into 2 entries: " +
+			      str(wa.size()) + " completions" +
+			      (wa.empty() ? "" : ", " + wc_desc(wa[0])) +
+			      " (want the fifth alone)";
+		if (why.empty() &&
+		    async_cq_event(d.ctx, IBV_EVENT_CQ_ERR, cq, 300))
+			why = "a CQ error event";
+		ibv_qp_attr qa;
+		ibv_qp_init_attr qi;
+		if (why.empty() && (ibv_query_qp(p.a, &qa, IBV_QP_STATE, &qi) ||
+				    qa.qp_state != IBV_QPS_RTS))
+			why = "the QP left RTS";
+		if (why.empty()) {
+			post_send(p.a, IBV_WR_SEND,
+				  { { b.addr(), 8, b.mr->lkey } }, 5);
+			wa = poll_n(cq, 1);
+			if (wa.size() != 1 || wa[0].wr_id != 5 ||
+			    wa[0].status != IBV_WC_SUCCESS)
+				why = "the sixth: " +
+				      (wa.empty() ? "none" : wc_desc(wa[0]));
+		}
+		poll_n(p.cqb, 6);
+	}
+	result(why.empty(), "cq.ignore-overrun-writes-on", why);
+	ibv_destroy_cq(cq);
 }
 
 /* ---- UC semantics --------------------------------------------------- */
@@ -2137,6 +2266,7 @@ int main(int argc, char **argv)
 			test_events();
 		} else if (t == "overrun") {
 			test_overrun();
+			test_overrun_ignored();
 		} else if (t == "uc") {
 			test_uc();
 		} else if (t == "psn") {
