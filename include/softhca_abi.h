@@ -109,6 +109,12 @@ struct softhca_create_srq_resp {
  * this one call; it costs a plain ioctl, a third of a zero-WR post_send
  * through the uverbs write() path, which still works as the wake-up call
  * for providers without the file.
+ *
+ * SOFTHCA_CQ_DB_IOCTL on it rings the card's CQ doorbell
+ * (SOFTHCA_REG_CQ_DB) for a CQ of the context, given by its CQN: a
+ * provider that armed a CQ and then finds a CQE already waiting makes
+ * this call, and the card raises the event at once (as an mlx5 HCA does
+ * for an arm below its producer index).
  */
 enum softhca_ib_objects {
 	SOFTHCA_IB_OBJECT_WAKE_FD = (1U << UVERBS_ID_NS_SHIFT),
@@ -124,5 +130,7 @@ enum softhca_ib_wake_fd_alloc_attrs {
 
 /* ioctl(wake_fd, SOFTHCA_WAKE_IOCTL, qpn) */
 #define SOFTHCA_WAKE_IOCTL	_IO(RDMA_IOCTL_MAGIC, 0x80)
+/* ioctl(wake_fd, SOFTHCA_CQ_DB_IOCTL, cqn) */
+#define SOFTHCA_CQ_DB_IOCTL	_IO(RDMA_IOCTL_MAGIC, 0x81)
 
 #endif /* SOFTHCA_ABI_H */

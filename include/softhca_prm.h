@@ -42,6 +42,8 @@ enum softhca_reg {
 	SOFTHCA_REG_ENGINE_DB		= 0x028, /* WO wake-up: a QPN with work */
 	/* WO the same from any context: the card's engine thread works */
 	SOFTHCA_REG_ENGINE_DB_ASYNC	= 0x02c,
+	/* WO a CQN: that CQ was armed while CQEs waited (any context) */
+	SOFTHCA_REG_CQ_DB		= 0x030,
 	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
 };
 

@@ -272,7 +272,8 @@ struct softhca_cq {
 	u32 vector;			/* its comp_vector (dev->ceqs[]) */
 	u32 flags;			/* softhca_cq_flags it is created with */
 	bool kernel;			/* a kernel CQ (udata == NULL) */
-	/* user CQs: the provider's ring and record */
+	/* user CQs: the provider's ring and record, and their context */
+	struct softhca_ucontext *uctx;
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
 	/* kernel CQs (softhca_kcq.c) */

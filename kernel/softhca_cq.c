@@ -83,6 +83,7 @@ static int softhca_ucq_create(struct softhca_dev *dev, struct softhca_cq *cq,
 		return -EINVAL;
 	}
 
+	cq->uctx = uctx;
 	cq->umem = ib_umem_get(&dev->ibdev, req.buf_addr,
 			       (size_t)SOFTHCA_CQE_SIZE << log_size,
 			       IB_ACCESS_LOCAL_WRITE);

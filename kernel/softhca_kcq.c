@@ -216,9 +216,10 @@ int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, maybe with
  *	   IB_CQ_REPORT_MISSED_EVENTS
  *
- * The card raises the event when it writes a CQE after seeing the arm;
- * CQEs it wrote before are not events. With IB_CQ_REPORT_MISSED_EVENTS
- * such a CQE, still unpolled, is reported instead.
+ * The card raises the event when it writes a CQE after seeing the arm.
+ * A CQE it wrote before, still unpolled, is reported with
+ * IB_CQ_REPORT_MISSED_EVENTS; without, CQ_DB makes the card raise the
+ * event at once.
  *
  * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS and a CQE waits at the
  * consumer index, else 0.
@@ -238,15 +239,22 @@ static int softhca_kcq_arm(struct softhca_cq *cq,
 		WRITE_ONCE(*(__le64 *)(cq->uar + SOFTHCA_UAR_CQ_DB),
 			   cpu_to_le64(softhca_cq_db(arm, cq->cqn)));
 	}
-	if (!(flags & IB_CQ_REPORT_MISSED_EVENTS))
-		return 0;
 	/*
 	 * The card writes a CQE, then reads the arm word; we write the arm
 	 * word, then read the CQE: with a full barrier on both sides, one of
-	 * us sees the other.
+	 * us sees the other. A CQE the card wrote before it could see the
+	 * arm is reported (IB_CQ_REPORT_MISSED_EVENTS), or the card is told
+	 * through CQ_DB and raises the event at once.
 	 */
 	mb();
-	return softhca_kcq_next(cq) ? 1 : 0;
+	if (!softhca_kcq_next(cq))
+		return 0;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+		return 1;
+	trace_softhca_cq_doorbell(to_sdev(cq->ibcq.device), cq->cqn);
+	softhca_hw_write32(to_sdev(cq->ibcq.device)->hw, SOFTHCA_REG_CQ_DB,
+			   cq->cqn);
+	return 0;
 }
 
 int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)

@@ -184,12 +184,14 @@ struct softhca_hw_cq {
 	struct softhca_cq_dbrec *db;	/* dbrec, checked to be RAM */
 	struct softhca_hw_pas pas;
 	/*
-	 * pi, the arm state, error, moderation; taken with BHs off (the
-	 * wire's receive path completes in softirq) and nested inside a QP's
-	 * lock.
+	 * pi, the arm state, error, moderation, dead; taken with interrupts
+	 * off (the wire's receive path completes in softirq, CQ_DB comes
+	 * from any context) and nested inside a QP's lock.
 	 */
 	spinlock_t lock;
 	u32 pi;
+	u32 sol_pi;			/* pi after the last solicited/error CQE */
+	bool dead;			/* destroyed: CQ_DB finds nothing */
 	u32 arm_sn_fired;
 	u32 arm_seen;			/* the arm word last read (tracing) */
 	bool error;
@@ -600,6 +602,7 @@ u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw,
 void softhca_hw_cqs_cleanup(struct softhca_hw *hw);
 int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited);
+void softhca_hw_cq_doorbell(struct softhca_hw *hw, u32 cqn);
 
 /* hw_mkey.c */
 u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,

@@ -30,13 +30,14 @@ static enum hrtimer_restart softhca_hw_cq_mod_timer(struct hrtimer *t)
 						mod_timer);
 	bool fire;
 
-	/* a softirq timer: cq->lock is taken with BHs off elsewhere */
-	spin_lock(&cq->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
 	fire = cq->mod_pending;
 	cq->mod_pending = 0;
 	if (fire)
 		cq->events++;
-	spin_unlock(&cq->lock);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	if (fire)
 		trace_softhca_hw_cq_event(cq->hw, cq->cqn, cq->eq->eqn,
 					  cq->arm_sn_fired, "moderation-timer");
@@ -142,6 +143,10 @@ u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
 		return SOFTHCA_CMD_STAT_RESOURCE_BUSY;
 	}
 	xa_erase(&hw->cqs, cqn);
+	/* a CQ doorbell that found it before: done with its record */
+	spin_lock_irq(&cq->lock);
+	cq->dead = true;
+	spin_unlock_irq(&cq->lock);
 	/* no QP completes to it (users); its moderation timer is stopped */
 	cq->eq->users--;
 	cq->uar->users--;
@@ -154,6 +159,7 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	const struct softhca_obj_in *in = c->in;
 	struct softhca_cq_query_out *out = c->out;
 	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->num));
+	unsigned long flags;
 
 	if (!cq) {
 		c->syndrome = SOFTHCA_SYND_NO_CQ;
@@ -169,7 +175,7 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->ctx.pas.page_offset = cq->pas.offset /
 		(BIT(cq->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
 	out->ctx.flags = cpu_to_le32(cq->flags);
-	spin_lock_bh(&cq->lock);
+	spin_lock_irqsave(&cq->lock, flags);
 	out->pi = cpu_to_le32(cq->pi);
 	out->ci = READ_ONCE(cq->db->ci);
 	out->arm_sn_fired = cpu_to_le32(cq->arm_sn_fired);
@@ -178,7 +184,7 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->mod_count = cpu_to_le16(cq->mod_count);
 	out->mod_period_us = cpu_to_le16(cq->mod_period_us);
 	out->events = cpu_to_le32(cq->events);
-	spin_unlock_bh(&cq->lock);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -186,15 +192,16 @@ u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 {
 	const struct softhca_cq_modify_in *in = c->in;
 	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->cqn));
+	unsigned long flags;
 
 	if (!cq) {
 		c->syndrome = SOFTHCA_SYND_NO_CQ;
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
-	spin_lock_bh(&cq->lock);
+	spin_lock_irqsave(&cq->lock, flags);
 	cq->mod_count = le16_to_cpu(in->count);
 	cq->mod_period_us = le16_to_cpu(in->period_us);
-	spin_unlock_bh(&cq->lock);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -233,6 +240,55 @@ static bool softhca_hw_cq_should_fire(struct softhca_hw_cq *cq, u32 arm,
 }
 
 /**
+ * softhca_hw_cq_doorbell - CQ_DB: software armed CQ @cqn while CQEs waited
+ * @hw: the card
+ * @cqn: the CQ
+ *
+ * The card reads the arm word now. If it requests an event of a new
+ * sequence number and CQEs it may fire on (for SOLICITED, a solicited or
+ * error CQE) lie at or past the arm word's consumer index, the event is
+ * raised at once, as for a CQE written after the arm. Any context: a
+ * kernel CQ is armed from its comp_handler, softirq or hardirq.
+ */
+void softhca_hw_cq_doorbell(struct softhca_hw *hw, u32 cqn)
+{
+	struct softhca_hw_cq *cq;
+	unsigned long flags;
+	bool fire = false;
+	u32 arm = 0, ci;
+
+	if (READ_ONCE(hw->halted))
+		return;
+	rcu_read_lock();
+	cq = xa_load(&hw->cqs, cqn);
+	if (!cq)
+		goto out;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!cq->dead && !cq->error) {
+		arm = le32_to_cpu(READ_ONCE(cq->db->arm));
+		softhca_hw_cq_arm_seen(cq, arm, "doorbell");
+		ci = softhca_hw_cq_ci(cq->pi, arm & SOFTHCA_CQ_ARM_CI_MASK);
+		if ((arm & SOFTHCA_CQ_ARM_REQUEST) &&
+		    softhca_cq_arm_sn(arm) != cq->arm_sn_fired)
+			fire = arm & SOFTHCA_CQ_ARM_SOLICITED ?
+			       (s32)(cq->sol_pi - ci) > 0 : cq->pi != ci;
+		if (fire) {
+			cq->arm_sn_fired = softhca_cq_arm_sn(arm);
+			cq->mod_pending = 0;
+			cq->events++;
+		}
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (fire) {
+		trace_softhca_hw_cq_event(hw, cqn, cq->eq->eqn,
+					  softhca_cq_arm_sn(arm), "arm");
+		softhca_hw_eq_post(hw, cq->eq, SOFTHCA_EQE_COMP, cqn, 0, 0);
+	}
+out:
+	rcu_read_unlock();
+}
+
+/**
  * softhca_hw_cq_post - write a CQE and raise the CQ's event if armed
  * @hw: the card
  * @cq: the CQ
@@ -250,14 +306,16 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited)
 {
 	u32 size = BIT(cq->log_size), syndrome = 0, arm = 0;
+	bool error = cqe->status != SOFTHCA_CQE_ST_SUCCESS;
 	const char *why = NULL;
 	struct softhca_cqe *slot;
+	unsigned long flags;
 	bool fire = false;
 	int ret = 0;
 	u64 off;
 	u8 owner;
 
-	spin_lock_bh(&cq->lock);
+	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->error) {
 		ret = -EIO;
 		goto out;
@@ -286,12 +344,13 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 	WRITE_ONCE(slot->op_own, owner);
 	trace_softhca_hw_cqe(hw, cq->cqn, cq->pi, cqe);
 	cq->pi++;
+	if (solicited || error)
+		cq->sol_pi = cq->pi;
 	/* arms written before this CQE must see it: read the arm word now */
 	smp_mb();
 	arm = le32_to_cpu(READ_ONCE(cq->db->arm));
 	softhca_hw_cq_arm_seen(cq, arm, "cqe");
-	if (softhca_hw_cq_should_fire(cq, arm, solicited,
-				      cqe->status != SOFTHCA_CQE_ST_SUCCESS)) {
+	if (softhca_hw_cq_should_fire(cq, arm, solicited, error)) {
 		cq->arm_sn_fired = softhca_cq_arm_sn(arm);
 		fire = true;
 		why = "cqe";
@@ -318,7 +377,7 @@ out:
 		cq->error = true;
 	if (fire)
 		cq->events++;
-	spin_unlock_bh(&cq->lock);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	if (fire) {
 		trace_softhca_hw_cq_event(hw, cq->cqn, cq->eq->eqn,
 					  softhca_cq_arm_sn(arm), why);

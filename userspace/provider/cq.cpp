@@ -4,11 +4,13 @@
  * 64-byte CQEs the card writes, plus a doorbell record holding the
  * consumer index and the arm word. Polling reads CQEs by owner bit and
  * publishes the consumer index in the record; arming writes the arm word
- * and the UAR's CQ doorbell; an event advances the arm sequence number.
+ * and the UAR's CQ doorbell (and, with a CQE already waiting, has the
+ * card's CQ doorbell rung); an event advances the arm sequence number.
  */
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <sys/ioctl.h>
 
 #include "mmio.h"
 #include "ring.h"
@@ -215,10 +217,12 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	cq->lock.unlock();
 }
 
-void cq_arm(Cq *cq, bool solicited)
+bool cq_arm(Cq *cq, bool solicited)
 {
 	uint32_t arm = softhca_cq_arm(cq->arm_sn, solicited,
 				      cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
+	const struct softhca_cqe *cqe =
+		&cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
 
 	store_le32(&cq->db->arm, arm);
 	/* the record first, then the doorbell */
@@ -226,6 +230,32 @@ void cq_arm(Cq *cq, bool solicited)
 	if (cq->ctx && cq->ctx->uar)
 		store_le64(cq->ctx->uar + SOFTHCA_UAR_CQ_DB,
 			   softhca_cq_db(arm, cq->cqn));
+	/*
+	 * The card writes a CQE, then reads the arm word; we wrote the arm
+	 * word and now read the CQE: with a full barrier on both sides one
+	 * of us sees the other. A CQE already there was written before the
+	 * card could see this arm: it raises the event only when told.
+	 */
+	full_barrier();
+	return cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size);
+}
+
+void cq_doorbell(Cq *cq)
+{
+	Context *ctx = cq->ctx;
+
+	if (ctx->wake_fd < 0) {
+		softhca_dbg(ctx,
+			    "CQ %u armed with CQEs waiting: no wake-up file "
+			    "for the CQ doorbell, the event waits for the "
+			    "next CQE",
+			    cq->cqn);
+		return;
+	}
+	if (ioctl(ctx->wake_fd, SOFTHCA_CQ_DB_IOCTL,
+		  static_cast<unsigned long>(cq->cqn)))
+		softhca_dbg(ctx, "CQ doorbell of CQ %u failed (%d)", cq->cqn,
+			    errno);
 }
 
 int poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
@@ -242,10 +272,14 @@ int poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	Cq *cq = to_cq(ibcq);
+	bool waiting;
 
 	cq->lock.lock();
-	cq_arm(cq, solicited_only != 0);
+	waiting = cq_arm(cq, solicited_only != 0);
 	cq->lock.unlock();
+	/* as an mlx5 HCA armed below its producer index: an event now */
+	if (waiting)
+		cq_doorbell(cq);
 	return 0;
 }
 

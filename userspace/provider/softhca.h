@@ -374,7 +374,13 @@ int req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void cq_event(struct ibv_cq *cq);
 /* The pieces of poll_cq and req_notify_cq, for tests. */
 int cq_poll(Cq *cq, int ne, struct ibv_wc *wc);
-void cq_arm(Cq *cq, bool solicited);
+/*
+ * Write the arm word and the UAR's CQ doorbell; true when a CQE already
+ * waits (the card raises the event only through cq_doorbell()).
+ */
+bool cq_arm(Cq *cq, bool solicited);
+/* Ring the card's CQ doorbell (SOFTHCA_CQ_DB_IOCTL on the wake-up file). */
+void cq_doorbell(Cq *cq);
 void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	       struct ibv_wc *wc);
 /*

@@ -1103,6 +1103,67 @@ void test_events()
 	poll_n(p.cqa, 1);
 }
 
+/*
+ * Arming a CQ that already holds unpolled CQEs raises the event at once,
+ * as an mlx5 HCA does for an arm below its producer index: the provider
+ * sees the CQE after writing the arm word and rings the card's CQ
+ * doorbell. A receive's CQE is written before the responder's ACK, so
+ * once the sender's completion is polled it is in B's CQ.
+ */
+void test_arm_pending()
+{
+	Dev d;
+	QpOpts o;
+	o.channel = true;
+	Pair p(d, o);
+	Buf b(d.pd, 65536, kAllAccess);
+	auto complete = [&](uint64_t id, int flags) {
+		post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, id);
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } },
+			  id, flags);
+		return poll_n(p.cqa, 1).size() == 1;
+	};
+	std::string why;
+
+	/* a CQE waits, then the arm: an event, in each of 10 rounds */
+	for (int i = 0; i < 10 && why.empty(); i++) {
+		if (!complete(i, IBV_SEND_SIGNALED))
+			why = "no send completion in round " + str(i);
+		ibv_req_notify_cq(p.cqb, 0);
+		if (why.empty() && !wait_event(p.ch, p.cqb, kDeadlineMs))
+			why = "no event for the waiting CQE in round " + str(i);
+		if (why.empty() && poll_n(p.cqb, 1).size() != 1)
+			why = "no CQE in round " + str(i);
+	}
+	result(why.empty(), "events.arm-with-cqe-waiting-fires-at-once", why);
+
+	/* solicited only: a waiting unsolicited CQE is no reason */
+	complete(100, IBV_SEND_SIGNALED);
+	ibv_req_notify_cq(p.cqb, 1);
+	result(!wait_event(p.ch, p.cqb, 300),
+	       "events.solicited-arm-ignores-waiting-unsolicited");
+	/* (that arm stands: a solicited CQE fires it as it is written) */
+	complete(101, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
+	bool fired = wait_event(p.ch, p.cqb, kDeadlineMs);
+	poll_n(p.cqb, 2);
+	/* not armed when a solicited CQE comes; then a solicited arm */
+	complete(102, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
+	ibv_req_notify_cq(p.cqb, 1);
+	result(fired && wait_event(p.ch, p.cqb, kDeadlineMs),
+	       "events.solicited-arm-with-solicited-waiting-fires",
+	       fired ? "no event" : "no event for the standing arm");
+	poll_n(p.cqb, 1);
+
+	/* polled empty before the arm: quiet until the next CQE */
+	ibv_req_notify_cq(p.cqb, 0);
+	bool early = wait_event(p.ch, p.cqb, 200);
+	complete(102, IBV_SEND_SIGNALED);
+	result(!early && wait_event(p.ch, p.cqb, kDeadlineMs),
+	       "events.arm-on-empty-cq-waits-for-next-cqe",
+	       early ? "an event with nothing waiting" : "no event");
+	poll_n(p.cqb, 1);
+}
+
 /* ---- CQ numbers ---------------------------------------------------- */
 
 /*
@@ -2187,7 +2248,26 @@ void test_wake_file()
 		bool ok = write_roundtrip(*d, p, &why);
 		result(ok, "wake.then-write", why);
 	}
-	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x81), 0);
+	{
+		/* the CQ doorbell: the context's own CQs only */
+		Dev other;
+		ibv_cq *mine = ibv_create_cq(d->ctx, 4, nullptr, nullptr, 0);
+		ibv_cq *theirs =
+			ibv_create_cq(other.ctx, 4, nullptr, nullptr, 0);
+		int own = wake_call(fd, SOFTHCA_CQ_DB_IOCTL,
+				    softhca::to_cq(mine)->cqn);
+		int foreign = wake_call(fd, SOFTHCA_CQ_DB_IOCTL,
+					softhca::to_cq(theirs)->cqn);
+		int none = wake_call(fd, SOFTHCA_CQ_DB_IOCTL, SOFTHCA_CQN_NONE);
+
+		result(own == 0 && foreign == EINVAL && none == EINVAL,
+		       "wake.cq-doorbell-own-cqs-only",
+		       "own " + str(own) + " other context's " + str(foreign) +
+			       " no CQ " + str(none));
+		ibv_destroy_cq(theirs);
+		ibv_destroy_cq(mine);
+	}
+	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x9f), 0);
 	result(e == ENOTTY, "wake.unknown-ioctl-enotty", "errno " + str(e));
 	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 1UL << 32);
 	result(e == EINVAL, "wake.qpn-over-32-bits-einval", "errno " + str(e));
@@ -2264,6 +2344,7 @@ int main(int argc, char **argv)
 			test_retry();
 		} else if (t == "events") {
 			test_events();
+			test_arm_pending();
 		} else if (t == "overrun") {
 			test_overrun();
 			test_overrun_ignored();
