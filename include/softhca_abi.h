@@ -42,6 +42,23 @@ struct softhca_create_cq_resp {
 };
 
 /*
+ * RESIZE_CQ: the new CQE ring (2^n CQEs for the core request's cqe + 1).
+ * The response says where the card switched (the RESIZE_CQ command of
+ * softhca_prm.h): the new ring starts at consumer index base, and the
+ * CQEs [base, pi) are still in the old ring, for the provider to move.
+ */
+struct softhca_resize_cq_req {
+	__aligned_u64 buf_addr;
+	__u32 cqe_size;			/* must be the context's cqe_size */
+	__u32 reserved;
+};
+
+struct softhca_resize_cq_resp {
+	__u32 base;
+	__u32 pi;
+};
+
+/*
  * CREATE_QP: the provider's buffer (RQ then SQ, see softhca_prm.h) and the
  * capabilities it reports to the application; the kernel checks that the
  * geometry holds them and reports the same ones from query_qp. A QP on an

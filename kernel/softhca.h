@@ -276,11 +276,13 @@ struct softhca_cq {
 	struct softhca_ucontext *uctx;
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
+	struct mutex resize_lock;	/* one resize_cq at a time */
 	/* kernel CQs (softhca_kcq.c) */
-	spinlock_t lock;		/* ci, arm_sn, the record, reading CQEs */
+	spinlock_t lock;		/* ci, arm_sn, the record, the ring */
 	struct softhca_cqe *ring;
 	dma_addr_t ring_dma;
 	u32 log_size;
+	u32 base;			/* the ring starts at CQE base */
 	u32 ci;				/* CQEs consumed */
 	u32 arm_sn;			/* the next arm's sequence number */
 	struct softhca_kdbrec kdb;
@@ -522,6 +524,10 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softhca_modify_cq(struct ib_cq *ibcq, u16 count, u16 period);
+int softhca_cq_hw_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 *base, u32 *pi);
+int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
 
 /* softhca_kcq.c */
@@ -532,6 +538,8 @@ void softhca_kcq_clean(struct softhca_cq *cq, u32 qpn,
 int softhca_kcq_create(struct softhca_dev *dev, struct softhca_cq *cq,
 		       const struct ib_cq_init_attr *attr, u32 log_size);
 void softhca_kcq_free_mem(struct softhca_dev *dev, struct softhca_cq *cq);
+int softhca_kcq_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+		       u32 log_size);
 int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 

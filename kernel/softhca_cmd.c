@@ -83,6 +83,7 @@ const char *softhca_cmd_name(u16 opcode)
 	case SOFTHCA_CMD_DESTROY_CQ:	return "DESTROY_CQ";
 	case SOFTHCA_CMD_QUERY_CQ:	return "QUERY_CQ";
 	case SOFTHCA_CMD_MODIFY_CQ:	return "MODIFY_CQ";
+	case SOFTHCA_CMD_RESIZE_CQ:	return "RESIZE_CQ";
 	case SOFTHCA_CMD_CREATE_MKEY:	return "CREATE_MKEY";
 	case SOFTHCA_CMD_DESTROY_MKEY:	return "DESTROY_MKEY";
 	case SOFTHCA_CMD_QUERY_MKEY:	return "QUERY_MKEY";

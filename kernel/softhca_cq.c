@@ -52,6 +52,39 @@ int softhca_cq_hw_create(struct softhca_dev *dev, struct softhca_cq *cq,
 	return ret;
 }
 
+/**
+ * softhca_cq_hw_resize - RESIZE_CQ to the ring described by @pb
+ * @dev: the device
+ * @cq: the CQ
+ * @pb: the new ring's PAS
+ * @log_size: log2 of its CQEs
+ * @base: set to the consumer index the new ring starts at
+ * @pi: set to the first CQE the card writes into it
+ *
+ * Return: 0 or the command's error (-EINVAL when the CQEs waiting do not
+ * fit the new ring, or the CQ is in error).
+ */
+int softhca_cq_hw_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 *base, u32 *pi)
+{
+	struct softhca_cq_resize_out out;
+	struct softhca_cq_resize_in in;
+	int ret;
+
+	memset(&in, 0, sizeof(in));
+	in.cqn = cpu_to_le32(cq->cqn);
+	in.log_size = log_size;
+	softhca_pas_to_prm(pb, &in.pas);
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_RESIZE_CQ, &in, sizeof(in),
+			       &out, sizeof(out));
+	if (ret)
+		return ret;
+	*base = le32_to_cpu(out.base);
+	*pi = le32_to_cpu(out.pi);
+	return 0;
+}
+
 /* The provider's ring and record: pin them and create the CQ. */
 static int softhca_ucq_create(struct softhca_dev *dev, struct softhca_cq *cq,
 			      const struct ib_cq_init_attr *attr,
@@ -175,6 +208,7 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	log_size = ilog2(nent);
 	cq->kernel = !udata;
 	cq->vector = attr->comp_vector;
+	mutex_init(&cq->resize_lock);
 	cq->flags = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN ?
 		    SOFTHCA_CQ_F_IGNORE_OVERRUN : 0;
 	if (cq->kernel)
@@ -205,6 +239,113 @@ err_hw:
 	/* a CQ the card will not give back stays the card's, memory too */
 	if (!softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_CQ, cq->cqn))
 		softhca_cq_free_mem(dev, cq, udata);
+	return ret;
+}
+
+/*
+ * A user CQ moves to the provider's new ring: pin it, RESIZE_CQ, and let
+ * go of the old one, which the card no longer writes (the provider moves
+ * the CQEs still in it).
+ */
+static int softhca_ucq_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+			      u32 log_size, struct ib_udata *udata)
+{
+	struct softhca_resize_cq_resp resp = {};
+	struct softhca_resize_cq_req req;
+	struct softhca_pas_buf pb;
+	struct ib_umem *umem;
+	unsigned long pgsz;
+	u8 page_offset;
+	int ret;
+
+	if (udata->inlen < sizeof(req)) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: request of %zu bytes, need %zu\n",
+			  udata->inlen, sizeof(req));
+		return -EINVAL;
+	}
+	ret = ib_copy_from_udata(&req, udata, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.reserved || req.cqe_size != dev->caps.cqe_size ||
+	    (udata->inlen > sizeof(req) &&
+	     !ib_is_udata_cleared(udata, sizeof(req),
+				  udata->inlen - sizeof(req)))) {
+		ibdev_dbg(&dev->ibdev,
+			  "resize_cq: bad request (cqe_size %u, reserved %u)\n",
+			  req.cqe_size, req.reserved);
+		return -EINVAL;
+	}
+	umem = ib_umem_get(&dev->ibdev, req.buf_addr,
+			   (size_t)SOFTHCA_CQE_SIZE << log_size,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		ibdev_dbg(&dev->ibdev, "resize_cq: cannot pin buffer 0x%llx (%d)\n",
+			  req.buf_addr, ret);
+		return ret;
+	}
+	pgsz = softhca_umem_queue_block(umem, dev->caps.page_size_cap,
+					&page_offset);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: buffer 0x%llx misaligned\n",
+			  req.buf_addr);
+		ret = -EINVAL;
+		goto err_umem;
+	}
+	ret = softhca_pas_from_umem(dev, umem, pgsz, &pb);
+	if (ret)
+		goto err_umem;
+	pb.page_offset = page_offset;
+	ret = softhca_cq_hw_resize(dev, cq, &pb, log_size, &resp.base,
+				   &resp.pi);
+	softhca_pas_free(dev, &pb);
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: RESIZE_CQ of CQ %u failed (%d)\n",
+			  cq->cqn, ret);
+		goto err_umem;
+	}
+	softhca_umem_put(dev, cq->umem);
+	cq->umem = umem;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+
+err_umem:
+	softhca_umem_put(dev, umem);
+	return ret;
+}
+
+/**
+ * softhca_resize_cq - move a CQ to a ring of at least @cqe CQEs
+ * @ibcq: the CQ, user or kernel
+ * @cqe: the CQEs it must hold
+ * @udata: a user CQ's request (the provider's new ring) and response
+ *
+ * Return: 0, -EINVAL for a size out of range or too small for the CQEs
+ * waiting, or another error of the pin or the command; the CQ is then as
+ * it was.
+ */
+int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct softhca_dev *dev = to_sdev(ibcq->device);
+	struct softhca_cq *cq = to_scq(ibcq);
+	u32 nent, log_size;
+	int ret;
+
+	if (cqe < 1 || cqe > dev->caps.max_cqe) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: %d CQEs out of [1, %u]\n",
+			  cqe, dev->caps.max_cqe);
+		return -EINVAL;
+	}
+	nent = roundup_pow_of_two(cqe + 1);
+	log_size = ilog2(nent);
+	mutex_lock(&cq->resize_lock);
+	if (cq->kernel)
+		ret = nent == ibcq->cqe + 1 ? 0 :
+		      softhca_kcq_resize(dev, cq, log_size);
+	else
+		ret = softhca_ucq_resize(dev, cq, log_size, udata);
+	if (!ret)
+		ibcq->cqe = nent - 1;
+	mutex_unlock(&cq->resize_lock);
 	return ret;
 }
 

@@ -90,6 +90,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.query_srq = softhca_query_srq,
 	.reg_user_mr = softhca_reg_user_mr,
 	.req_notify_cq = softhca_req_notify_cq,
+	.resize_cq = softhca_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),

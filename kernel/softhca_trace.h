@@ -43,6 +43,7 @@ static inline const char *softhca_trace_name(struct softhca_dev *dev)
 			 { SOFTHCA_CMD_DESTROY_CQ, "DESTROY_CQ" },	\
 			 { SOFTHCA_CMD_QUERY_CQ, "QUERY_CQ" },		\
 			 { SOFTHCA_CMD_MODIFY_CQ, "MODIFY_CQ" },	\
+			 { SOFTHCA_CMD_RESIZE_CQ, "RESIZE_CQ" },	\
 			 { SOFTHCA_CMD_CREATE_MKEY, "CREATE_MKEY" },	\
 			 { SOFTHCA_CMD_DESTROY_MKEY, "DESTROY_MKEY" },	\
 			 { SOFTHCA_CMD_QUERY_MKEY, "QUERY_MKEY" },	\

@@ -190,6 +190,7 @@ struct softhca_hw_cq {
 	 */
 	spinlock_t lock;
 	u32 pi;
+	u32 base;			/* CQE base is slot 0, first pass */
 	u32 sol_pi;			/* pi after the last solicited/error CQE */
 	bool dead;			/* destroyed: CQ_DB finds nothing */
 	u32 arm_sn_fired;
@@ -473,6 +474,7 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_SRQ_BUSY		= 0x1904,
 	SOFTHCA_SYND_SRQ_ARM		= 0x1905,
 	SOFTHCA_SYND_CQ_MODERATION	= 0x1a01,
+	SOFTHCA_SYND_CQ_RESIZE		= 0x1a02, /* waiting CQEs do not fit */
 	/* data path: vendor_err of error CQEs, data0 of QP error EQEs */
 	SOFTHCA_SYND_WQE_FORMAT		= 0x2001,
 	SOFTHCA_SYND_WQE_OPCODE		= 0x2002,
@@ -598,6 +600,8 @@ u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
 			     struct softhca_hw_cmd_ctx *c);
 u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_resize_cq(struct softhca_hw *hw,
 			    struct softhca_hw_cmd_ctx *c);
 void softhca_hw_cqs_cleanup(struct softhca_hw *hw);
 int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,

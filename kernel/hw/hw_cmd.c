@@ -72,6 +72,8 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 		       query_cq),
 	SOFTHCA_HW_CMD(MODIFY_CQ, sizeof(struct softhca_cq_modify_in), 0,
 		       modify_cq),
+	SOFTHCA_HW_CMD(RESIZE_CQ, sizeof(struct softhca_cq_resize_in),
+		       sizeof(struct softhca_cq_resize_out), resize_cq),
 	SOFTHCA_HW_CMD(CREATE_MKEY, sizeof(struct softhca_mkey_ctx), SZ_NUM,
 		       create_mkey),
 	SOFTHCA_HW_CMD(DESTROY_MKEY, SZ_OBJ, 0, destroy_mkey),

@@ -184,7 +184,78 @@ u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	out->mod_count = cpu_to_le16(cq->mod_count);
 	out->mod_period_us = cpu_to_le16(cq->mod_period_us);
 	out->events = cpu_to_le32(cq->events);
+	out->base = cpu_to_le32(cq->base);
 	spin_unlock_irqrestore(&cq->lock, flags);
+	return SOFTHCA_CMD_STAT_OK;
+}
+
+/* The full consumer index from the 24 bits software publishes. */
+static u32 softhca_hw_cq_ci(u32 pi, u32 ci24)
+{
+	u32 ci = (pi & ~SOFTHCA_CQ_ARM_CI_MASK) | (ci24 & SOFTHCA_CQ_ARM_CI_MASK);
+
+	if (ci - pi <= SOFTHCA_CQ_ARM_CI_MASK && ci != pi)
+		ci -= SOFTHCA_CQ_ARM_CI_MASK + 1;
+	return ci;
+}
+
+/**
+ * softhca_hw_cmd_resize_cq - RESIZE_CQ: move a CQ to a new ring
+ * @hw: the card
+ * @c: the command (struct softhca_cq_resize_in / softhca_cq_resize_out)
+ *
+ * The new ring takes over at the consumer index software published: it
+ * starts there (base) and the CQEs from the producer index on go to it
+ * (see include/softhca_prm.h). Under the CQ's lock no CQE is being
+ * written, so the switch falls between two CQEs; the old ring's memory is
+ * not touched again once the lock is dropped.
+ */
+u8 softhca_hw_cmd_resize_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
+{
+	const struct softhca_cq_resize_in *in = c->in;
+	struct softhca_cq_resize_out *out = c->out;
+	struct softhca_hw_cq *cq = xa_load(&hw->cqs, le32_to_cpu(in->cqn));
+	struct softhca_hw_pas pas, old;
+	unsigned long flags;
+	u32 base, pi;
+	u8 st = SOFTHCA_CMD_STAT_OK;
+
+	if (!cq) {
+		c->syndrome = SOFTHCA_SYND_NO_CQ;
+		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
+	}
+	if (!in->log_size || in->log_size > SOFTHCA_HW_LOG_MAX_CQ) {
+		c->syndrome = SOFTHCA_SYND_CQ_SIZE;
+		return SOFTHCA_CMD_STAT_BAD_PARAM;
+	}
+	st = softhca_hw_pas_load(hw, &in->pas,
+				 (u64)SOFTHCA_CQE_SIZE << in->log_size, true, 0,
+				 &pas, &c->syndrome);
+	if (st)
+		return st;
+	spin_lock_irqsave(&cq->lock, flags);
+	pi = cq->pi;
+	base = softhca_hw_cq_ci(pi, le32_to_cpu(READ_ONCE(cq->db->ci)));
+	if (cq->error) {
+		c->syndrome = SOFTHCA_SYND_CQ_RESIZE;
+		st = SOFTHCA_CMD_STAT_BAD_STATE;
+	} else if (pi - base > BIT(in->log_size)) {
+		c->syndrome = SOFTHCA_SYND_CQ_RESIZE;
+		st = SOFTHCA_CMD_STAT_BAD_PARAM;
+	} else {
+		old = cq->pas;
+		cq->pas = pas;
+		cq->log_size = in->log_size;
+		cq->base = base;
+		pas = old;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	softhca_hw_pas_free(&pas);
+	if (st)
+		return st;
+	trace_softhca_hw_cq_resize(hw, cq->cqn, in->log_size, base, pi);
+	out->base = cpu_to_le32(base);
+	out->pi = cpu_to_le32(pi);
 	return SOFTHCA_CMD_STAT_OK;
 }
 
@@ -203,16 +274,6 @@ u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	cq->mod_period_us = le16_to_cpu(in->period_us);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return SOFTHCA_CMD_STAT_OK;
-}
-
-/* The full consumer index from the 24 bits software publishes. */
-static u32 softhca_hw_cq_ci(u32 pi, u32 ci24)
-{
-	u32 ci = (pi & ~SOFTHCA_CQ_ARM_CI_MASK) | (ci24 & SOFTHCA_CQ_ARM_CI_MASK);
-
-	if (ci - pi <= SOFTHCA_CQ_ARM_CI_MASK && ci != pi)
-		ci -= SOFTHCA_CQ_ARM_CI_MASK + 1;
-	return ci;
 }
 
 /* Trace an arm request the card has not seen before (cq->lock held). */
@@ -305,7 +366,7 @@ out:
 int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited)
 {
-	u32 size = BIT(cq->log_size), syndrome = 0, arm = 0;
+	u32 size, syndrome = 0, arm = 0;
 	bool error = cqe->status != SOFTHCA_CQE_ST_SUCCESS;
 	const char *why = NULL;
 	struct softhca_cqe *slot;
@@ -316,6 +377,7 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 	u8 owner;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	size = BIT(cq->log_size);	/* RESIZE_CQ changes it under the lock */
 	if (cq->error) {
 		ret = -EIO;
 		goto out;
@@ -327,7 +389,8 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		ret = -ENOSPC;
 		goto out;
 	}
-	off = (u64)(cq->pi & (size - 1)) * SOFTHCA_CQE_SIZE;
+	off = (u64)softhca_cq_slot(cq->pi, cq->base, cq->log_size) *
+	      SOFTHCA_CQE_SIZE;
 	/* a CQE never crosses a block: 64 B entries from a 64 B offset */
 	slot = softhca_hw_pas_ptr(hw, &cq->pas, off, sizeof(*slot));
 	if (!slot) {
@@ -336,7 +399,7 @@ int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		goto out;
 	}
 	/* the body with the stale owner bit, then the owner bit */
-	owner = softhca_ring_owner(cq->pi, cq->log_size);
+	owner = softhca_cq_owner(cq->pi, cq->base, cq->log_size);
 	cqe->op_own = owner ^ SOFTHCA_CQE_OWNER;
 	softhca_hw_store_words(slot, cqe, sizeof(*cqe));
 	/* the body is visible before the owner bit that validates it */

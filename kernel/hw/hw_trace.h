@@ -156,6 +156,25 @@ TRACE_EVENT(softhca_hw_cq_error,
 	    TP_printk("%s cqn %u syndrome 0x%x", __get_str(dev), __entry->cqn,
 		      __entry->syndrome));
 
+/* RESIZE_CQ: the new ring starts at base; CQEs from pi on go to it. */
+TRACE_EVENT(softhca_hw_cq_resize,
+	    TP_PROTO(struct softhca_hw *hw, u32 cqn, u32 log_size, u32 base,
+		     u32 pi),
+	    TP_ARGS(hw, cqn, log_size, base, pi),
+	    TP_STRUCT__entry(__string(dev, dev_name(&hw->pdev->dev))
+			     __field(u32, cqn)
+			     __field(u32, entries)
+			     __field(u32, base)
+			     __field(u32, pi)),
+	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+			   __entry->cqn = cqn;
+			   __entry->entries = BIT(log_size);
+			   __entry->base = base;
+			   __entry->pi = pi;),
+	    TP_printk("%s cqn %u entries %u base %u pi %u", __get_str(dev),
+		      __entry->cqn, __entry->entries, __entry->base,
+		      __entry->pi));
+
 /* An EQE written at producer index pi; raise: the EQ was armed. */
 TRACE_EVENT(softhca_hw_eqe,
 	    TP_PROTO(struct softhca_hw *hw, u32 eqn, u32 pi, u8 type, u32 obj,

@@ -12,6 +12,9 @@
  * at once (the driver rings CQ_DB), or, with IB_CQ_REPORT_MISSED_EVENTS,
  * is reported to the caller instead; one event per sequence number; a
  * solicited-only arm ignores waiting unsolicited CQEs.
+ *
+ * resize_test: RESIZE_CQ with CQEs waiting, larger and smaller, refused
+ * when they do not fit; no CQE lost or taken twice.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -363,8 +366,111 @@ static void arm_waiting_test(struct kunit *test)
 	cqc_poll(test, 4);
 }
 
+/*
+ * Take @n completions, which must be those of the SENDs @first, @first +
+ * 1, ...: each QP's (QP 1's receives, QP 0's sends) in order, every one
+ * once, and nothing more.
+ */
+static void cqc_take(struct kunit *test, int n, u64 first)
+{
+	struct cqc_ctx *c = test->priv;
+	u64 next[2] = { first, first };
+	struct ib_wc *wc;
+	int got = 0, i, r;
+
+	wc = kunit_kcalloc(test, n + 1, sizeof(*wc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	for (r = 0; r < 100 && got < n; r++)
+		got += softhca_poll_cq(&c->cq->ibcq, n - got, wc + got);
+	KUNIT_ASSERT_EQ(test, got, n);
+	for (i = 0; i < n; i++) {
+		int q = wc[i].qp == &c->qp[0]->ibqp ? 0 : 1;
+
+		KUNIT_EXPECT_EQ_MSG(test, wc[i].status, IB_WC_SUCCESS,
+				    "CQE %d", i);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, wc[i].qp, &c->qp[q]->ibqp,
+					"CQE %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, wc[i].wr_id, next[q], "CQE %d", i);
+		next[q]++;
+	}
+	KUNIT_EXPECT_EQ(test, next[0], first + n / 2);
+	KUNIT_EXPECT_EQ(test, next[1], first + n / 2);
+	KUNIT_EXPECT_EQ(test, softhca_poll_cq(&c->cq->ibcq, 1, wc + n), 0);
+}
+
+/*
+ * resize_cq with CQEs waiting: the card switches at the consumer index
+ * published, the driver moves the unpolled CQEs to the new ring; none is
+ * lost or taken twice, larger or smaller, across many wraps of the new
+ * ring; a ring too small for what waits is refused and the CQ is as it
+ * was; the same size changes nothing.
+ */
+static void resize_test(struct kunit *test)
+{
+	struct cqc_ctx *c = test->priv;
+	struct ib_cq *ibcq;
+	u64 id = 0;
+	u32 written = 0, i;
+
+	c->cq = cqc_create_cq(test, 15);	/* 16 CQEs */
+	ibcq = &c->cq->ibcq;
+	cqc_pair(test);
+
+	for (i = 0; i < 5; i++)
+		cqc_send(test, id + i, 0);
+	written += 10;
+	cqc_wait_pi(test, c->cq, written);
+	cqc_take(test, 4, id);			/* ci 4, 6 waiting */
+	KUNIT_ASSERT_EQ(test, softhca_resize_cq(ibcq, 63, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ibcq->cqe, 63);
+	KUNIT_EXPECT_EQ(test, c->cq->base, 4u);
+	KUNIT_EXPECT_EQ(test, c->cq->log_size, 6u);
+	for (i = 5; i < 15; i++)
+		cqc_send(test, id + i, 0);
+	written += 20;
+	cqc_wait_pi(test, c->cq, written);
+	cqc_take(test, 26, id + 2);
+	id += 15;
+
+	/* smaller: 10 waiting do not fit 8, do fit 16 */
+	for (i = 0; i < 5; i++)
+		cqc_send(test, id + i, 0);
+	written += 10;
+	cqc_wait_pi(test, c->cq, written);
+	KUNIT_EXPECT_EQ(test, softhca_resize_cq(ibcq, 7, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ibcq->cqe, 63);
+	KUNIT_EXPECT_EQ(test, softhca_resize_cq(ibcq, 15, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ibcq->cqe, 15);
+	KUNIT_EXPECT_EQ(test, c->cq->base, 30u);
+	/* and filled: 16 waiting in 16 */
+	for (i = 5; i < 8; i++)
+		cqc_send(test, id + i, 0);
+	written += 6;
+	cqc_wait_pi(test, c->cq, written);
+	cqc_take(test, 16, id);
+	id += 8;
+
+	/* the same size: nothing to do */
+	KUNIT_EXPECT_EQ(test, softhca_resize_cq(ibcq, 12, NULL), 0);
+	KUNIT_EXPECT_EQ(test, c->cq->base, 30u);
+
+	/* around the new ring many times */
+	for (i = 0; i < 20; i++) {
+		u32 k;
+
+		for (k = 0; k < 3; k++)
+			cqc_send(test, id + k, 0);
+		written += 6;
+		cqc_wait_pi(test, c->cq, written);
+		cqc_take(test, 6, id);
+		id += 3;
+	}
+	KUNIT_EXPECT_EQ(test, cqc_pi(test, c->cq), written);
+}
+
 static struct kunit_case softhca_cq_card_cases[] = {
 	KUNIT_CASE(arm_waiting_test),
+	KUNIT_CASE(resize_test),
 	{}
 };
 

@@ -134,13 +134,18 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 
 namespace {
 
+/* The slot of CQE number @j in @cq's ring. */
+struct softhca_cqe *cq_slot(Cq *cq, uint32_t j)
+{
+	return &cq->ring[softhca_cq_slot(j, cq->base, cq->log_size)];
+}
+
 /* The next CQE the card wrote, or null. */
 const struct softhca_cqe *cq_next_cqe(Cq *cq)
 {
-	const struct softhca_cqe *cqe =
-		&cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
+	const struct softhca_cqe *cqe = cq_slot(cq, cq->ci);
 
-	if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size))
+	if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size, cq->base))
 		return nullptr;
 	/* its body after its owner bit */
 	from_device_barrier();
@@ -181,8 +186,8 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	cq->lock.lock();
 	/* the CQEs the card has written and software not yet read */
 	for (pi = cq->ci; pi - cq->ci <= mask; pi++)
-		if (!cqe_is_new(load_u8(&cq->ring[pi & mask].op_own), pi,
-				cq->log_size))
+		if (!cqe_is_new(load_u8(&cq_slot(cq, pi)->op_own), pi,
+				cq->log_size, cq->base))
 			break;
 	from_device_barrier();
 	/*
@@ -190,7 +195,7 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	 * holes, each keeping the owner bit of the slot it lands in.
 	 */
 	while (pi-- != cq->ci) {
-		struct softhca_cqe *cqe = &cq->ring[pi & mask];
+		struct softhca_cqe *cqe = cq_slot(cq, pi);
 
 		if (le32toh(cqe->qpn) == qpn) {
 			uint64_t wr_id;
@@ -201,8 +206,7 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 					     &wr_id);
 			nfreed++;
 		} else if (nfreed) {
-			struct softhca_cqe *dest =
-				&cq->ring[(pi + nfreed) & mask];
+			struct softhca_cqe *dest = cq_slot(cq, pi + nfreed);
 			uint8_t owner = dest->op_own & SOFTHCA_CQE_OWNER;
 
 			memcpy(dest, cqe, sizeof(*dest));
@@ -221,8 +225,7 @@ bool cq_arm(Cq *cq, bool solicited)
 {
 	uint32_t arm = softhca_cq_arm(cq->arm_sn, solicited,
 				      cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
-	const struct softhca_cqe *cqe =
-		&cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
+	const struct softhca_cqe *cqe = cq_slot(cq, cq->ci);
 
 	store_le32(&cq->db->arm, arm);
 	/* the record first, then the doorbell */
@@ -237,7 +240,8 @@ bool cq_arm(Cq *cq, bool solicited)
 	 * card could see this arm: it raises the event only when told.
 	 */
 	full_barrier();
-	return cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size);
+	return cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size,
+			  cq->base);
 }
 
 void cq_doorbell(Cq *cq)
@@ -525,6 +529,84 @@ struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
 			       struct ibv_cq_init_attr_ex *attr)
 {
 	return create_cq_common(context, attr);
+}
+
+void cq_take_ring(Cq *cq, struct softhca_cqe *ring, uint32_t log_size,
+		  uint32_t base, uint32_t pi)
+{
+	/* the CQEs before pi are the card's last in the old ring */
+	from_device_barrier();
+	for (uint32_t j = cq->ci; j != pi; j++) {
+		const struct softhca_cqe *from = cq_slot(cq, j);
+		struct softhca_cqe *to =
+			&ring[softhca_cq_slot(j, base, log_size)];
+
+		memcpy(to, from, sizeof(*to));
+		to->op_own = static_cast<uint8_t>(
+			(from->op_own & ~SOFTHCA_CQE_OWNER) |
+			softhca_cq_owner(j, base, log_size));
+	}
+	cq->ring = ring;
+	cq->log_size = log_size;
+	cq->base = base;
+}
+
+/*
+ * ibv_resize_cq: a new ring, RESIZE_CQ, and under the CQ's lock the CQEs
+ * the card wrote into the old ring before it switched move to the new
+ * one (cq_take_ring()), which then takes over; the old one is freed. The
+ * card says where it switched in its answer (RESIZE_CQ in softhca_prm.h);
+ * mlx5's provider moves its CQEs the same way, up to the RESIZE CQE its
+ * HCA writes (mlx5_cq_resize_copy_cqes()).
+ */
+int resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	Cq *cq = to_cq(ibcq);
+	Context *ctx = cq->ctx;
+	WriteCmd<ib_uverbs_resize_cq, softhca_resize_cq_req> cmd = {};
+	WriteResp<ib_uverbs_resize_cq_resp, softhca_resize_cq_resp> resp = {};
+	uint32_t nent =
+		cqe > 0 ? cq_entries_for(static_cast<uint32_t>(cqe)) : 0;
+	DmaBuf buf;
+	int err;
+
+	if (!nent) {
+		softhca_dbg(ctx, "resize_cq: %d CQEs", cqe);
+		return EINVAL;
+	}
+	if (nent == 1u << cq->log_size)
+		return 0; /* that size already (mlx5 does the same) */
+	err = buf.alloc(static_cast<size_t>(nent) * sizeof(struct softhca_cqe),
+			ctx->page_size);
+	if (err)
+		return err;
+	auto *ring = reinterpret_cast<struct softhca_cqe *>(buf.data());
+	/* every CQE starts owned by the card: owner bit of no pass yet */
+	for (uint32_t i = 0; i < nent; i++)
+		ring[i].op_own = SOFTHCA_CQE_OWNER;
+	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(ring);
+	cmd.drv.cqe_size = sizeof(struct softhca_cqe);
+
+	cq->lock.lock();
+	err = ibv_cmd_resize_cq(
+		ibcq, static_cast<int>(nent - 1),
+		reinterpret_cast<struct ibv_resize_cq *>(&cmd), sizeof(cmd),
+		reinterpret_cast<ib_uverbs_resize_cq_resp *>(&resp),
+		sizeof(resp));
+	if (!err) {
+		if (resp.drv.base != cq->ci)
+			softhca_err(ctx,
+				    "resize_cq: CQ %u switched at %u, consumer "
+				    "index %u",
+				    cq->cqn, resp.drv.base, cq->ci);
+		cq_take_ring(cq, ring, log2_of_pow2(nent), resp.drv.base,
+			     resp.drv.pi);
+		cq->buf = std::move(buf); /* the old ring goes */
+	}
+	cq->lock.unlock();
+	if (err)
+		softhca_dbg(ctx, "resize_cq: the kernel refused (%d)", err);
+	return err;
 }
 
 int destroy_cq(struct ibv_cq *ibcq)

@@ -253,6 +253,7 @@ struct ibv_alloc_pd;
 struct ibv_reg_mr;
 struct ibv_create_cq;
 struct ibv_create_cq_ex;
+struct ibv_resize_cq;
 struct ibv_create_qp;
 struct ibv_modify_qp;
 struct ibv_query_qp;
@@ -304,6 +305,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,

@@ -156,7 +156,8 @@ struct Cq {
 	DmaBuf buf;
 	struct softhca_cqe *ring;
 	uint32_t log_size;
-	uint32_t ci; /* consumer index */
+	uint32_t base; /* the ring starts at CQE base (resize_cq) */
+	uint32_t ci;   /* consumer index */
 	uint32_t cqn;
 	uint32_t arm_sn; /* sequence number of the next arm */
 	Dbrec<struct softhca_cq_dbrec> db;
@@ -388,6 +389,15 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
  * destroyed or reset), returning the SRQ WQEs of its receives to @srq.
  */
 void cq_clean(Cq *cq, uint32_t qpn, Srq *srq);
+int resize_cq(struct ibv_cq *cq, int cqe);
+/*
+ * After RESIZE_CQ (which started the new ring at CQE @base and writes
+ * CQEs @pi and later to it): move the CQEs [ci, pi) still in @cq's ring
+ * to their slots in @ring (2^@log_size CQEs), with its owner bits, and
+ * make @ring the CQ's.
+ */
+void cq_take_ring(Cq *cq, struct softhca_cqe *ring, uint32_t log_size,
+		  uint32_t base, uint32_t pi);
 /* Check @attr for create_cq_ex and install the ibv_cq_ex poll functions. */
 int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr);
 

@@ -176,8 +176,8 @@ struct Pair {
 		if (o.channel)
 			ch = ibv_create_comp_channel(d.ctx);
 		cqa = o.a_cq ? o.a_cq
-			     : ibv_create_cq(d.ctx, o.cq_entries, nullptr,
-					     nullptr, 0);
+			     : ibv_create_cq(d.ctx, o.cq_entries, nullptr, ch,
+					     0);
 		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
 				    d.ctx->num_comp_vectors - 1);
 		a = make_qp(cqa);
@@ -1041,6 +1041,38 @@ void test_retry()
 
 /* ---- events: completion channels and solicited-only arming --------- */
 
+/* The card's producer index of CQ @cqn (debugfs), or -1. */
+long card_cq_pi(uint32_t cqn)
+{
+	std::string path = "/sys/kernel/debug/softhca/" + dev_name + "/cqs";
+	FILE *f = fopen(path.c_str(), "r");
+	char line[512];
+	long pi = -1;
+
+	while (f && pi < 0 && fgets(line, sizeof(line), f)) {
+		unsigned int n, v;
+		const char *at = strstr(line, " pi ");
+
+		if (sscanf(line, "cqn %u", &n) == 1 && n == cqn && at &&
+		    sscanf(at, " pi %u", &v) == 1)
+			pi = v;
+	}
+	if (f)
+		fclose(f);
+	return pi;
+}
+
+/* Wait until the card has written @n CQEs into CQ @cqn. */
+bool wait_card_pi(uint32_t cqn, long n)
+{
+	double end = now_ms() + kDeadlineMs;
+
+	while (card_cq_pi(cqn) < n)
+		if (now_ms() > end)
+			return false;
+	return true;
+}
+
 bool wait_event(ibv_comp_channel *ch, ibv_cq *cq, int ms)
 {
 	pollfd pfd = { ch->fd, POLLIN, 0 };
@@ -1164,6 +1196,95 @@ void test_arm_pending()
 	poll_n(p.cqb, 1);
 }
 
+/* ---- resizing a CQ -------------------------------------------------- */
+
+/*
+ * ibv_resize_cq with completions waiting: none lost, none twice, in
+ * order, whether the new ring is larger or smaller; a ring too small for
+ * what waits is refused and the CQ stays as it was; an arm survives.
+ * A's completions are RDMA WRITEs numbered by wr_id.
+ */
+void test_resize()
+{
+	Dev d;
+	QpOpts o;
+	o.cq_entries = 16;
+	o.max_wr = 32;
+	o.channel = true;
+	Pair p(d, o);
+	Buf b(d.pd, 4096, kAllAccess);
+	uint32_t cqn = softhca::to_cq(p.cqa)->cqn;
+	uint64_t next_post = 0, next_poll = 0;
+	long written = 0;
+	std::string why;
+	auto post = [&](int n) {
+		for (int i = 0; i < n && why.empty(); i++)
+			if (post_send(p.a, IBV_WR_RDMA_WRITE,
+				      { { b.addr(), 8, b.mr->lkey } },
+				      next_post++, IBV_SEND_SIGNALED,
+				      b.addr(2048), b.mr->rkey))
+				why = "post " + str(next_post - 1) + " failed";
+		written += n;
+		if (why.empty() && !wait_card_pi(cqn, written))
+			why = "the card wrote " + str(card_cq_pi(cqn)) +
+			      " CQEs, want " + str(written);
+	};
+	auto take = [&](size_t n) {
+		auto wa = poll_n(p.cqa, n);
+		ibv_wc extra;
+
+		if (!n && ibv_poll_cq(p.cqa, 1, &extra) == 1)
+			wa.push_back(extra);
+		for (auto &wc : wa)
+			if (why.empty() && (wc.status != IBV_WC_SUCCESS ||
+					    wc.wr_id != next_poll++))
+				why = "completion " + wc_desc(wc) +
+				      ", want wr_id " + str(next_poll - 1);
+		if (why.empty() && wa.size() != n)
+			why = str(wa.size()) + " completions, want " + str(n);
+	};
+	auto resize = [&](int cqe, int want_err, int want_cqe) {
+		int err = ibv_resize_cq(p.cqa, cqe);
+		if (why.empty() && (err != want_err || p.cqa->cqe != want_cqe))
+			why = "resize to " + str(cqe) + ": " + str(err) +
+			      ", cqe " + str(p.cqa->cqe);
+	};
+
+	post(10); /* 10 of the ring's 32 */
+	take(3);
+	resize(100, 0, 127); /* 7 waiting move */
+	post(20);
+	take(27);
+	take(0);
+	result(why.empty(), "cq.resize-larger-with-cqes-waiting", why);
+
+	why.clear();
+	post(15);
+	take(5);
+	resize(20, 0, 31); /* 10 waiting, smaller */
+	post(10);
+	take(20);
+	take(0);
+	result(why.empty(), "cq.resize-smaller-with-cqes-waiting", why);
+
+	why.clear();
+	post(20); /* 20 waiting do not fit 8 */
+	resize(4, EINVAL, 31);
+	take(20);
+	take(0);
+	result(why.empty(), "cq.resize-too-small-for-waiting-einval", why);
+
+	/* an arm made before the resize fires for a CQE after it */
+	why.clear();
+	ibv_req_notify_cq(p.cqa, 0);
+	resize(200, 0, 255);
+	post(1);
+	if (why.empty() && !wait_event(p.ch, p.cqa, kDeadlineMs))
+		why = "no event";
+	take(1);
+	result(why.empty(), "cq.resize-keeps-the-arm", why);
+}
+
 /* ---- CQ numbers ---------------------------------------------------- */
 
 /*
@@ -1220,38 +1341,6 @@ void test_overrun()
 		ibv_ack_async_event(&ev);
 	}
 	result(event, "cq.overrun-cq-error-event");
-}
-
-/* The card's producer index of CQ @cqn (debugfs), or -1. */
-long card_cq_pi(uint32_t cqn)
-{
-	std::string path = "/sys/kernel/debug/softhca/" + dev_name + "/cqs";
-	FILE *f = fopen(path.c_str(), "r");
-	char line[512];
-	long pi = -1;
-
-	while (f && pi < 0 && fgets(line, sizeof(line), f)) {
-		unsigned int n, v;
-		const char *at = strstr(line, " pi ");
-
-		if (sscanf(line, "cqn %u", &n) == 1 && n == cqn && at &&
-		    sscanf(at, " pi %u", &v) == 1)
-			pi = v;
-	}
-	if (f)
-		fclose(f);
-	return pi;
-}
-
-/* Wait until the card has written @n CQEs into CQ @cqn. */
-bool wait_card_pi(uint32_t cqn, long n)
-{
-	double end = now_ms() + kDeadlineMs;
-
-	while (card_cq_pi(cqn) < n)
-		if (now_ms() > end)
-			return false;
-	return true;
 }
 
 /*
@@ -2323,7 +2412,8 @@ int main(int argc, char **argv)
 			  "overrun",	 "uc",	      "psn",
 			  "large",	 "stale",     "wake",
 			  "garbage",	 "cross",     "atomic-inline",
-			  "event-flood", "iova-wrap", "cq-numbers" };
+			  "event-flood", "iova-wrap", "cq-numbers",
+			  "resize" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -2373,6 +2463,8 @@ int main(int argc, char **argv)
 			test_iova_wrap();
 		} else if (t == "cq-numbers") {
 			test_cq_numbers();
+		} else if (t == "resize") {
+			test_resize();
 		} else if (t == "cmd-timeout") {
 			test_cmd_timeout();
 		} else if (t == "uar-zap") {
