@@ -12,6 +12,8 @@
 #   make vm-test    the VM integration tests only
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest on softhca vs rxe in one VM boot
+#   make shell      a root shell in the test VM with softhca0 up (for
+#                   learners: Documentation/watching.rst; not a test)
 #   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)
 #   make install [DESTDIR=dir]   module and provider
 #
@@ -24,7 +26,7 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	host-test bench htmldocs install clean distclean
+	host-test bench shell htmldocs install clean distclean
 
 all: module provider
 
@@ -60,6 +62,9 @@ host-test: provider
 
 bench: all
 	@scripts/bench.sh
+
+shell: all
+	@scripts/shell.sh
 
 htmldocs:
 	@scripts/htmldocs.sh
