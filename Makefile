@@ -16,6 +16,8 @@
 #                   learners: Documentation/watching.rst; not a test)
 #   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)
 #   make install [DESTDIR=dir]   module and provider
+#   make deb        Debian packages softhca-dkms and libsofthca in build/deb
+#                   (debhelper, dh-dkms), checked with lintian
 #
 # KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
 # linux-image-amd64 depends on). Caches live in .cache/ (git-ignored).
@@ -26,7 +28,7 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	host-test bench shell htmldocs install clean distclean
+	host-test bench shell htmldocs install deb clean distclean
 
 all: module provider
 
@@ -71,6 +73,9 @@ htmldocs:
 
 install:
 	@scripts/install.sh
+
+deb:
+	@scripts/deb.sh
 
 clean:
 	rm -rf build

@@ -83,4 +83,5 @@ module_exit(softhca_exit);
 MODULE_AUTHOR("softhca developers");
 MODULE_DESCRIPTION("softhca: software RDMA HCA with a hardware-style driver");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(SOFTHCA_VERSION);
 MODULE_ALIAS_RDMA_LINK(SOFTHCA_DRV_NAME);

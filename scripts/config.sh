@@ -27,8 +27,10 @@ SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
 SOFTHCA_VMLINUZ=$SOFTHCA_KROOT/boot/vmlinuz-$SOFTHCA_KVER
 SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
 
-softhca_log() { printf '[softhca] %s\n' "$*" >&2; }
-softhca_die() { printf '[softhca] error: %s\n' "$*" >&2; exit 1; }
+# On a terminal, a line first clears a progress line (scripts/progress.sh).
+softhca_eol() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
+softhca_log() { softhca_eol; printf '[softhca] %s\n' "$*" >&2; }
+softhca_die() { softhca_eol; printf '[softhca] error: %s\n' "$*" >&2; exit 1; }
 
 # softhca_heavy_lock: one kernel build or VM at a time on this machine (it
 # has 2 CPUs), across checkouts and sessions. The lock is held on fd 7 until

@@ -12,14 +12,14 @@ set -euo pipefail
 stamp=$SOFTHCA_KROOT/.unpacked
 [ -f "$stamp" ] && exit 0
 
-softhca_log "fetching Debian kernel $SOFTHCA_KVER"
+softhca_log "fetching Debian's kernel $SOFTHCA_KVER (image and headers, with apt-get download into $SOFTHCA_CACHE/debs): the test VM boots it and the module is built against it; nothing is installed on this machine"
 debs=$SOFTHCA_CACHE/debs
 mkdir -p "$debs"
 want=(linux-image-$SOFTHCA_KVER linux-headers-$SOFTHCA_KVER
 	linux-headers-$SOFTHCA_KABI-common linux-kbuild-6.1)
 for p in "${want[@]}"; do
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 && continue
-	(cd "$debs" && apt-get download -q "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+	(cd "$debs" && apt-get download -qq "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 || softhca_die "apt-get download $p failed"
 done
 

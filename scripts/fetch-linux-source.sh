@@ -11,8 +11,15 @@ dst=$SOFTHCA_CACHE/linux-source-6.1
 if [ -f "$dst/.unpacked" ] && [ ! "$tarball" -nt "$dst/.unpacked" ]; then
 	exit 0
 fi
-softhca_log "unpacking $tarball"
+softhca_log "unpacking $tarball into $SOFTHCA_CACHE: checkpatch comes from it and the KUnit kernel is built from it"
 rm -rf "$dst"
 mkdir -p "$SOFTHCA_CACHE"
-tar -xJf "$tarball" -C "$SOFTHCA_CACHE"
+. "$(dirname "$0")/progress.sh"
+# progress: files unpacked (tar -v names each), out of the last run's count
+tarlog=$SOFTHCA_CACHE/linux-source-6.1.files
+softhca_progress_start progress/linux-source "unpacking linux-source-6.1" files \
+	"" "wc -l < '$tarlog'"
+tar -xvJf "$tarball" -C "$SOFTHCA_CACHE" > "$tarlog"
+softhca_progress_stop ok
+rm -f "$tarlog"
 touch "$dst/.unpacked"

@@ -14,6 +14,7 @@
 # successful build. Prints the build dir on stdout.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
+. "$(dirname "$0")/progress.sh"
 
 kunitconfig=$SOFTHCA_TOP/tests/kunit/softhca.kunitconfig
 kdir=$SOFTHCA_CACHE/kunit
@@ -61,7 +62,7 @@ if [ ! -f "$kdir/linux.id" ] || [ "$(cat "$kdir/linux.id")" != "$src_id" ] ||
 	t0=$(now)
 	softhca_log "kunit-kernel: copying $pristine to $src"
 	rm -rf "$src" "$kdir/linux.id"
-	cp -a "$pristine" "$src.tmp"
+	cp -a "$(realpath "$pristine")" "$src.tmp"	# the tree, not a symlink to it
 	rm -f "$src.tmp/.unpacked"
 	mv "$src.tmp" "$src"
 	echo "$src_id" > "$kdir/linux.id"
@@ -93,13 +94,21 @@ if [ -f "$stampfile" ] && [ "$(cat "$stampfile")" = "$stamp" ] &&
 	exit 0
 fi
 
-# 3. Configure and build with kunit.py.
+# 3. Configure and build with kunit.py (one kernel build or VM at a time).
+softhca_heavy_lock
 rm -f "$stampfile"
 mkdir -p "$build" "$CCACHE_DIR"
 log=$kdir/kernel-build.log
 t0=$(now)
-softhca_log "kunit-kernel: building in $build (-j$jobs, log $log)"
+softhca_log "kunit-kernel: building the Linux kernel the KUnit suites boot (about 11 min on 2 cores when ccache is cold; log $log)"
 ccache -z >/dev/null
+# Progress: objects compiled in this run, out of the last build's count or,
+# before any, an estimate from the .config kunit.py writes first.
+touch "$kdir/build-start"
+objs() { find "$build" -name '*.o' "$@" 2>/dev/null | wc -l; }
+softhca_progress_start kunit/kernel-build "kunit-kernel: compiling" objects \
+	"[ -f '$build/.config' ] && echo \$((\$(grep -c '=y\$' '$build/.config') * 2))" \
+	"find '$build' -name '*.o' -newer '$kdir/build-start' 2>/dev/null | wc -l"
 set +e
 (
 	cd "$src"
@@ -109,6 +118,11 @@ set +e
 ) </dev/null >"$log" 2>&1
 rc=$?
 set -e
+if [ $rc -eq 0 ]; then
+	softhca_progress_stop ok "$(objs)"
+else
+	softhca_progress_stop
+fi
 elapsed=$(since "$t0")
 if [ $rc -ne 0 ]; then
 	tail -n 40 "$log" >&2

@@ -141,7 +141,8 @@ fi
 "$build/usr/gen_init_cpio" "$initdir/list" > "$initdir/initramfs.cpio"
 t_initrd=$(since "$t0")
 
-# 4. Boot.
+# 4. Boot (one kernel build or VM at a time on the machine).
+softhca_heavy_lock
 t0=$(now)
 # oops=panic: in 6.1 a case that oopses is only noticed by KUnit's 300 s
 # per-case timeout; a panic ends the VM at once (the rest shows as crashed).

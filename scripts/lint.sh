@@ -6,6 +6,7 @@
 # in $SOFTHCA_RESULTS when set; exits non-zero if any check fails.
 set -uo pipefail
 . "$(dirname "$0")/config.sh"
+. "$(dirname "$0")/progress.sh"
 cd "$SOFTHCA_TOP" || exit 1
 
 "$SOFTHCA_TOP/scripts/fetch-linux-source.sh" || exit 1
@@ -13,6 +14,7 @@ cd "$SOFTHCA_TOP" || exit 1
 status=0
 record() {
 	local name=$1 rc=$2 log=$3
+	echo "$name" >> "$logdir/done"
 	if [ "$rc" -eq 0 ]; then
 		softhca_log "lint $name: clean"
 		[ -n "${SOFTHCA_RESULTS:-}" ] && echo "PASS lint.$name" >> "$SOFTHCA_RESULTS"
@@ -25,6 +27,9 @@ record() {
 }
 logdir=$SOFTHCA_TOP/build/lint
 mkdir -p "$logdir"
+: > "$logdir/done"
+softhca_log "lint: checkpatch --strict, sparse (a C=2 module build), clang-format, clang-tidy (logs in $logdir)"
+softhca_progress_start progress/lint lint checks 4 "wc -l < '$logdir/done'"
 
 # checkpatch: every kernel-side C source and header the project owns.
 mapfile -t kfiles < <(git ls-files -co --exclude-standard kernel include tests/kunit |
@@ -69,4 +74,5 @@ mapfile -t cfiles < <(printf '%s\n' "${ufiles[@]}" | grep '\.cpp$')
 clang-tidy -p build/userspace --quiet "${cfiles[@]}" >"$logdir/clang-tidy.log" 2>&1
 record clang-tidy $? "$logdir/clang-tidy.log"
 
+softhca_progress_stop ok
 exit $status

@@ -24,6 +24,11 @@ mkdir -p /dev/pts /dev/shm /dev/hugepages
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t hugetlbfs hugetlbfs /dev/hugepages
+# what udev would add to devtmpfs (bash's <(...) needs /dev/fd: dkms uses it)
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 ip link set lo up
 ulimit -l unlimited
 ulimit -c 0

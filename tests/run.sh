@@ -164,6 +164,7 @@ fi
 stage lint scripts/lint.sh
 stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
+stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 stage kunit scripts/kunit.sh
 rm -f "$SOFTHCA_CACHE/vm/tests/groups" "$SOFTHCA_CACHE/vm/tests.logs"
 if [ $built -eq 1 ]; then

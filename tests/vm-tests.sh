@@ -48,9 +48,16 @@ for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)"); done
 
 rc=none
 if [ ${#sel[@]} -gt 0 ]; then
+	. "$SOFTHCA_TOP/scripts/progress.sh"
+	# progress: checks recorded so far, out of the last run's (same groups)
+	key=progress/vm-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
+	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
+	softhca_progress_start "$key" "VM tests" checks "" \
+		"grep -c '^[PF]' '$out/results'"
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
+	softhca_progress_stop ok
 fi
 [ -f "$out/results" ] && cat "$out/results" >> "$res"
 # the case logs, as paths on this side

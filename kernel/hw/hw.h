@@ -407,7 +407,7 @@ struct softhca_hw_qp {
 	u32 nrseg;
 	struct softhca_hw_seg wseg;	/* WRITE target (reference held) */
 	u64 woff;			/* bytes written into it */
-	struct softhca_hw_res res[SOFTHCA_HW_MAX_RD_ATOM];
+	struct softhca_hw_res *res;	/* SOFTHCA_HW_MAX_RD_ATOM of them */
 	u32 res_head;			/* oldest READ still answering */
 	u32 res_tail;			/* next free */
 };

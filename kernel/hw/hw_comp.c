@@ -208,11 +208,17 @@ static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	bool progress = false;
 	struct softhca_hw_flight *f;
 
-	/* part of a long message ACKed counts as progress too */
-	if (softhca_psn_diff(next, qp->acked_psn) > 0) {
+	/*
+	 * Part of a long message ACKed counts as progress too. acked_psn
+	 * is only meaningful inside the flight: one from before the oldest
+	 * WQE not done (or from before the QP's first PSN) is replaced.
+	 */
+	f = softhca_hw_comp_first(qp);
+	if (f && softhca_psn_diff(next, f->first_psn) > 0 &&
+	    (softhca_psn_diff(qp->acked_psn, f->first_psn) < 0 ||
+	     softhca_psn_diff(next, qp->acked_psn) > 0)) {
 		qp->acked_psn = next;
-		f = softhca_hw_comp_first(qp);
-		progress = f && softhca_psn_diff(next, f->first_psn) > 0;
+		progress = true;
 	}
 	f = softhca_hw_comp_acked(qp, next, &progress);
 	/* an ACK past a READ or atomic whose answer is missing: resend it */

@@ -41,7 +41,7 @@
 #define SOFTHCA_HW_MAX_QP_WR		BIT(15)
 #define SOFTHCA_HW_MAX_SGE		16
 #define SOFTHCA_HW_MAX_INLINE		256
-#define SOFTHCA_HW_MAX_RD_ATOM		16
+#define SOFTHCA_HW_MAX_RD_ATOM		128	/* as rxe: peers ask for it */
 #define SOFTHCA_HW_LOG_MAX_SRQ		15	/* SRQ WQEs */
 #define SOFTHCA_HW_LOG_MIN_SRQ_STRIDE	5	/* next segment + one SGE */
 #define SOFTHCA_HW_LOG_MAX_SRQ_STRIDE	9

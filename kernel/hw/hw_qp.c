@@ -71,6 +71,7 @@ bool softhca_hw_qp_dbrec(struct softhca_hw_qp *qp, u32 *rq_pi, u32 *sq_pi)
 static void softhca_hw_qp_free(struct softhca_hw_qp *qp)
 {
 	softhca_hw_pas_free(&qp->pas);
+	kvfree(qp->res);
 	kfree(qp->sw);
 	kfree(qp->cw);
 	kfree_rcu(qp, rcu);
@@ -201,6 +202,13 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	qp->cw = kzalloc(sizeof(*qp->cw), GFP_KERNEL);
 	if (!qp->sw || !qp->cw)
 		goto err_free;
+	/* an RC responder's READ and atomic resources */
+	if (ctx->type == SOFTHCA_QPT_RC) {
+		qp->res = kvcalloc(SOFTHCA_HW_MAX_RD_ATOM, sizeof(*qp->res),
+				   GFP_KERNEL);
+		if (!qp->res)
+			goto err_free;
+	}
 	mutex_init(&qp->run);
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->ref, 1);
@@ -256,6 +264,7 @@ err_free:
 	c->syndrome = SOFTHCA_SYND_NO_MEM;
 	st = SOFTHCA_CMD_STAT_EXCEED_LIM;
 err_free_st:
+	kvfree(qp->res);
 	kfree(qp->sw);
 	kfree(qp->cw);
 	kfree(qp);

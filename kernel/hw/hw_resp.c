@@ -747,7 +747,7 @@ void softhca_hw_resp_reset(struct softhca_hw_qp *qp)
 	qp->rwqe = false;
 	softhca_hw_map_put(qp->wseg.map);
 	qp->wseg.map = NULL;
-	for (i = 0; i < SOFTHCA_HW_MAX_RD_ATOM; i++) {
+	for (i = 0; qp->res && i < SOFTHCA_HW_MAX_RD_ATOM; i++) {
 		softhca_hw_map_put(qp->res[i].seg.map);
 		memset(&qp->res[i], 0, sizeof(qp->res[i]));
 	}
