@@ -17,7 +17,7 @@ rdma link add softhca0 type softhca netdev veth0
 [ -d /sys/kernel/tracing/events ] ||
 	mount -t tracefs tracefs /sys/kernel/tracing
 gid=
-for i in $(seq 50); do
+for _ in $(seq 50); do
 	gid=$(ibv_devinfo -v -d softhca0 2>/dev/null |
 		sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.9.0.1, RoCE v2.*/\1/p')
 	[ -n "$gid" ] && break

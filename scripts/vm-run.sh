@@ -101,6 +101,8 @@ console() {
 		cat > "$out/console.log"
 	fi
 }
+# the commas are QEMU's option syntax
+# shellcheck disable=SC2054
 qemu=(qemu-system-x86_64 -accel tcg
 	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic
 	-serial stdio -bios /usr/share/qemu/qboot.rom
