@@ -16,6 +16,8 @@
 #   make debug-kernel   build (or reuse) that kernel
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest on softhca vs rxe in one VM boot
+#   make shell      a root shell in the test VM with softhca0 up (for
+#                   learners: Documentation/watching.rst; not a test)
 #   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)
 #   make install [DESTDIR=dir]   module and provider
 #   make deb        Debian packages softhca-dkms and libsofthca in build/deb
@@ -30,8 +32,8 @@ export SOFTHCA_KABI := $(KABI)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	vm-test-debug debug-kernel module-debug host-test bench htmldocs \
-	install deb clean distclean
+	vm-test-debug debug-kernel module-debug host-test bench shell \
+	htmldocs install deb clean distclean
 
 all: module provider
 
@@ -76,6 +78,9 @@ host-test: provider
 
 bench: all
 	@scripts/bench.sh
+
+shell: all
+	@scripts/shell.sh
 
 htmldocs:
 	@scripts/htmldocs.sh

@@ -42,6 +42,23 @@ struct softhca_create_cq_resp {
 };
 
 /*
+ * RESIZE_CQ: the new CQE ring (2^n CQEs for the core request's cqe + 1).
+ * The response says where the card switched (the RESIZE_CQ command of
+ * softhca_prm.h): the new ring starts at consumer index base, and the
+ * CQEs [base, pi) are still in the old ring, for the provider to move.
+ */
+struct softhca_resize_cq_req {
+	__aligned_u64 buf_addr;
+	__u32 cqe_size;			/* must be the context's cqe_size */
+	__u32 reserved;
+};
+
+struct softhca_resize_cq_resp {
+	__u32 base;
+	__u32 pi;
+};
+
+/*
  * CREATE_QP: the provider's buffer (RQ then SQ, see softhca_prm.h) and the
  * capabilities it reports to the application; the kernel checks that the
  * geometry holds them and reports the same ones from query_qp. A QP on an
@@ -109,6 +126,12 @@ struct softhca_create_srq_resp {
  * this one call; it costs a plain ioctl, a third of a zero-WR post_send
  * through the uverbs write() path, which still works as the wake-up call
  * for providers without the file.
+ *
+ * SOFTHCA_CQ_DB_IOCTL on it rings the card's CQ doorbell
+ * (SOFTHCA_REG_CQ_DB) for a CQ of the context, given by its CQN: a
+ * provider that armed a CQ and then finds a CQE already waiting makes
+ * this call, and the card raises the event at once (as an mlx5 HCA does
+ * for an arm below its producer index).
  */
 enum softhca_ib_objects {
 	SOFTHCA_IB_OBJECT_WAKE_FD = (1U << UVERBS_ID_NS_SHIFT),
@@ -124,5 +147,7 @@ enum softhca_ib_wake_fd_alloc_attrs {
 
 /* ioctl(wake_fd, SOFTHCA_WAKE_IOCTL, qpn) */
 #define SOFTHCA_WAKE_IOCTL	_IO(RDMA_IOCTL_MAGIC, 0x80)
+/* ioctl(wake_fd, SOFTHCA_CQ_DB_IOCTL, cqn) */
+#define SOFTHCA_CQ_DB_IOCTL	_IO(RDMA_IOCTL_MAGIC, 0x81)
 
 #endif /* SOFTHCA_ABI_H */

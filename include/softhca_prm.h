@@ -42,6 +42,8 @@ enum softhca_reg {
 	SOFTHCA_REG_ENGINE_DB		= 0x028, /* WO wake-up: a QPN with work */
 	/* WO the same from any context: the card's engine thread works */
 	SOFTHCA_REG_ENGINE_DB_ASYNC	= 0x02c,
+	/* WO a CQN: that CQ was armed while CQEs waited (any context) */
+	SOFTHCA_REG_CQ_DB		= 0x030,
 	SOFTHCA_REG_EQ_DB_BASE		= 0x100, /* WO one 8-byte doorbell per EQ */
 };
 
@@ -134,6 +136,7 @@ enum softhca_cmd_opcode {
 	SOFTHCA_CMD_DESTROY_CQ		= 0x0401,
 	SOFTHCA_CMD_QUERY_CQ		= 0x0402,
 	SOFTHCA_CMD_MODIFY_CQ		= 0x0403,
+	SOFTHCA_CMD_RESIZE_CQ		= 0x0404,
 	SOFTHCA_CMD_CREATE_MKEY		= 0x0500,
 	SOFTHCA_CMD_DESTROY_MKEY	= 0x0501,
 	SOFTHCA_CMD_QUERY_MKEY		= 0x0502,
@@ -455,6 +458,12 @@ enum softhca_cq_flags {
 	SOFTHCA_CQ_F_IGNORE_OVERRUN	= 0x1,
 };
 
+/*
+ * No CQ is numbered 0. CREATE_CQ gives numbers cyclically: a destroyed CQ's
+ * number is given again only after every other one.
+ */
+#define SOFTHCA_CQN_NONE		0
+
 struct softhca_cq_ctx {
 	__u8 log_size;
 	__u8 log_cqe_size;
@@ -475,13 +484,25 @@ struct softhca_create_out {		/* CREATE_EQ/CQ/MKEY/QP/SRQ */
 
 SOFTHCA_ASSERT_SIZE(struct softhca_create_out, 8);
 
+/*
+ * QUERY_CQ: the CQ's context (ctx.pas: what the card keeps of it, no list
+ * address) and where it stands.
+ */
 struct softhca_cq_query_out {
 	struct softhca_cq_ctx ctx;
 	__le32 pi;			/* CQEs written so far */
 	__le32 ci;			/* consumer index read from the dbrec */
 	__le32 arm_sn_fired;		/* sn of the last event, or ~0 */
 	__le32 state;			/* 0 ok, 1 error */
+	__le32 arm;			/* the arm word in the dbrec */
+	__le16 mod_count;		/* MODIFY_CQ moderation */
+	__le16 mod_period_us;
+	__le32 events;			/* completion events raised */
+	__le32 base;			/* the ring's start (RESIZE_CQ) */
+	__le32 rsvd[2];
 };
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_query_out, 80);
 
 /*
  * MODIFY_CQ: completion event moderation. An armed CQ raises its event
@@ -495,6 +516,49 @@ struct softhca_cq_modify_in {
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_cq_modify_in, 8);
+
+/*
+ * RESIZE_CQ: the CQ moves to a new ring of 2^log_size CQEs (pas, same CQE
+ * size, same doorbell record, EQ and arm state). The card takes base, the
+ * consumer index in the doorbell record, and pi, its producer index; the
+ * CQEs [base, pi) must fit the new ring. From then on CQE number j (the
+ * free-running count the consumer index follows) lives in slot
+ * (j - base) mod 2^log_size of the new ring, with owner bit
+ * ((j - base) >> log_size) & 1: the new ring starts, owner bits all set,
+ * at a consumer-index boundary. The card writes CQEs pi and later there;
+ * those before pi stay in the old ring, where software finds them and
+ * moves them to their new slots (fixing their owner bits) before it reads
+ * the new ring. The old ring is the card's no more.
+ */
+struct softhca_cq_resize_in {
+	__le32 cqn;
+	__u8 log_size;
+	__u8 rsvd[3];
+	struct softhca_pas pas;
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_resize_in, 24);
+
+struct softhca_cq_resize_out {
+	__le32 base;			/* the new ring's slot 0, first pass */
+	__le32 pi;			/* the first CQE the new ring gets */
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_cq_resize_out, 8);
+
+/*
+ * Slot and owner bit of CQE number @j of a ring of 2^@log_size CQEs that
+ * starts at @base (0, or RESIZE_CQ's base).
+ */
+static inline __u32 softhca_cq_slot(__u32 j, __u32 base, __u32 log_size)
+{
+	return (j - base) & ((1u << log_size) - 1);
+}
+
+static inline __u8 softhca_cq_owner(__u32 j, __u32 base, __u32 log_size)
+{
+	return softhca_ring_owner(j - base, log_size);
+}
 
 struct softhca_cq_dbrec {
 	__le32 ci;			/* consumer index, written by software */
@@ -755,6 +819,24 @@ struct softhca_qp_attr {
 };
 
 SOFTHCA_ASSERT_SIZE(struct softhca_qp_attr, 72);
+
+/*
+ * QUERY_QP: the attributes (state, PSNs: the next send and the expected
+ * PSN), the context as created (ctx.pas: no list address) and how far the
+ * queues are: posted (the doorbell record), fetched and completed.
+ */
+struct softhca_qp_query_out {
+	struct softhca_qp_attr attr;
+	struct softhca_qp_ctx ctx;
+	__le32 sq_pi;			/* send basic blocks posted */
+	__le32 sq_next;			/* ... fetched by the requester */
+	__le32 sq_ci;			/* ... completed */
+	__le32 rq_pi;			/* receive WQEs posted (own RQ) */
+	__le32 rq_ci;			/* ... taken */
+	__le32 rsvd[3];
+};
+
+SOFTHCA_ASSERT_SIZE(struct softhca_qp_query_out, 160);
 
 /* PSNs are 24 bits; QUERY_QP reports the next send and expected PSN. */
 #define SOFTHCA_PSN_MASK	0xffffffU

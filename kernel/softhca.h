@@ -102,6 +102,11 @@ struct softhca_eq {
 	struct softhca_eqe *buf;
 	dma_addr_t dma;
 	u32 log_size;
+	/*
+	 * ci and the EQEs from ci on: the tasklet's consuming (and the
+	 * doorbell that hands them back) against softhca_eq_forget_cq()
+	 */
+	spinlock_t lock;
 	u32 ci;
 	u32 eqn;
 	u32 vector;
@@ -264,15 +269,20 @@ static inline struct softhca_mr *to_smr(struct ib_mr *ibmr)
 struct softhca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	u32 vector;			/* its comp_vector (dev->ceqs[]) */
+	u32 flags;			/* softhca_cq_flags it is created with */
 	bool kernel;			/* a kernel CQ (udata == NULL) */
-	/* user CQs: the provider's ring and record */
+	/* user CQs: the provider's ring and record, and their context */
+	struct softhca_ucontext *uctx;
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
+	struct mutex resize_lock;	/* one resize_cq at a time */
 	/* kernel CQs (softhca_kcq.c) */
-	spinlock_t lock;		/* ci, arm_sn, the record, reading CQEs */
+	spinlock_t lock;		/* ci, arm_sn, the record, the ring */
 	struct softhca_cqe *ring;
 	dma_addr_t ring_dma;
 	u32 log_size;
+	u32 base;			/* the ring starts at CQE base */
 	u32 ci;				/* CQEs consumed */
 	u32 arm_sn;			/* the next arm's sequence number */
 	struct softhca_kdbrec kdb;
@@ -431,6 +441,7 @@ void softhca_eqs_cleanup(struct softhca_dev *dev);
 struct softhca_eqe *softhca_eq_next(struct softhca_eqe *buf, u32 log_size,
 				    u32 ci);
 int softhca_eq_poll(struct softhca_eq *eq, int budget);
+void softhca_eq_forget_cq(struct softhca_eq *eq, u32 cqn);
 
 /* softhca_pas.c */
 void softhca_pas_slot(u32 index, u32 npages, u32 *page, u32 *slot);
@@ -513,6 +524,10 @@ int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int softhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softhca_modify_cq(struct ib_cq *ibcq, u16 count, u16 period);
+int softhca_cq_hw_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+			 const struct softhca_pas_buf *pb, u32 log_size,
+			 u32 *base, u32 *pi);
+int softhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void softhca_cq_event(struct softhca_dev *dev, u32 cqn, u8 type, u32 data);
 
 /* softhca_kcq.c */
@@ -523,6 +538,8 @@ void softhca_kcq_clean(struct softhca_cq *cq, u32 qpn,
 int softhca_kcq_create(struct softhca_dev *dev, struct softhca_cq *cq,
 		       const struct ib_cq_init_attr *attr, u32 log_size);
 void softhca_kcq_free_mem(struct softhca_dev *dev, struct softhca_cq *cq);
+int softhca_kcq_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+		       u32 log_size);
 int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
@@ -613,8 +630,11 @@ void softhca_debugfs_module_init(void);
 void softhca_debugfs_module_exit(void);
 int softhca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int softhca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int softhca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int softhca_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 int softhca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
 int softhca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
 int softhca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int softhca_fill_res_srq_entry_raw(struct sk_buff *msg, struct ib_srq *ibsrq);
 
 #endif /* SOFTHCA_H */

@@ -22,6 +22,7 @@
 #include <linux/module.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 #define SOFTHCA_CMDQ_LOG_SIZE		4
 #define SOFTHCA_CMD_RESET_TIMEOUT_MS	5000
@@ -82,6 +83,7 @@ const char *softhca_cmd_name(u16 opcode)
 	case SOFTHCA_CMD_DESTROY_CQ:	return "DESTROY_CQ";
 	case SOFTHCA_CMD_QUERY_CQ:	return "QUERY_CQ";
 	case SOFTHCA_CMD_MODIFY_CQ:	return "MODIFY_CQ";
+	case SOFTHCA_CMD_RESIZE_CQ:	return "RESIZE_CQ";
 	case SOFTHCA_CMD_CREATE_MKEY:	return "CREATE_MKEY";
 	case SOFTHCA_CMD_DESTROY_MKEY:	return "DESTROY_MKEY";
 	case SOFTHCA_CMD_QUERY_MKEY:	return "QUERY_MKEY";
@@ -291,6 +293,7 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 	struct softhca_cmd_slot *s;
 	u32 written, syndrome;
 	int slot, ret;
+	u64 t0;
 	u8 status;
 
 	if (WARN_ON(in_len > SOFTHCA_CMD_MAILBOX_MAX ||
@@ -331,6 +334,8 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 			    (q->events ? SOFTHCA_CMD_CTRL_EVENT : 0));
 	/* ... and handed over before the doorbell write reaches the card. */
 	wmb();
+	t0 = ktime_get_ns();
+	trace_softhca_cmd_issue(dev, slot, opcode, s->token, in_len);
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_CMD_DB, BIT(slot));
 	spin_unlock(&q->lock);
 
@@ -338,6 +343,8 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 	if (ret == -ETIMEDOUT)
 		softhca_cmd_timed_out(dev, opcode, slot);
 	if (ret) {
+		trace_softhca_cmd_done(dev, slot, opcode, 0, 0, ret,
+				       ktime_get_ns() - t0);
 		/* dead: the slot is never reused, the card was reset */
 		if (ret != -ETIMEDOUT) {
 			wait_event(q->wait,
@@ -359,6 +366,8 @@ int softhca_cmd_exec(struct softhca_dev *dev, u16 opcode, const void *in,
 	softhca_cmd_put_slot(dev, slot);
 
 	ret = softhca_cmd_status_to_errno(status);
+	trace_softhca_cmd_done(dev, slot, opcode, status, syndrome, ret,
+			       ktime_get_ns() - t0);
 	if (ret)
 		ibdev_dbg(&dev->ibdev,
 			  "command %s (0x%x) failed: status %s (0x%x) syndrome 0x%x (%d)\n",

@@ -24,4 +24,16 @@ static inline void softhca_vma_mod_flags(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * ib_core asks drivers for SRQs' restrack attributes from 6.5 on; 6.1 has
+ * no such operation (softhca_debug.c's functions are built either way).
+ */
+#ifdef SOFTHCA_HAVE_RES_SRQ
+#define SOFTHCA_RES_SRQ_OPS					\
+	.fill_res_srq_entry = softhca_fill_res_srq_entry,	\
+	.fill_res_srq_entry_raw = softhca_fill_res_srq_entry_raw,
+#else
+#define SOFTHCA_RES_SRQ_OPS
+#endif
+
 #endif /* SOFTHCA_COMPAT_H */

@@ -9,6 +9,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_compat.h"
 
 /* Unregistrations the driver queues (netdev removal) run here. */
 struct workqueue_struct *softhca_wq;
@@ -64,7 +65,9 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.fill_res_cq_entry_raw = softhca_fill_res_cq_entry_raw,
 	.fill_res_mr_entry = softhca_fill_res_mr_entry,
 	.fill_res_mr_entry_raw = softhca_fill_res_mr_entry_raw,
+	.fill_res_qp_entry = softhca_fill_res_qp_entry,
 	.fill_res_qp_entry_raw = softhca_fill_res_qp_entry_raw,
+	SOFTHCA_RES_SRQ_OPS
 	.get_dev_fw_str = softhca_get_dev_fw_str,
 	.get_dma_mr = softhca_get_dma_mr,
 	.get_hw_stats = softhca_get_hw_stats,
@@ -87,6 +90,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.query_srq = softhca_query_srq,
 	.reg_user_mr = softhca_reg_user_mr,
 	.req_notify_cq = softhca_req_notify_cq,
+	.resize_cq = softhca_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softhca_cq, ibcq),

@@ -11,6 +11,7 @@
 #include <linux/interrupt.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 /*
  * The async EQ carries events of every QP, CQ and SRQ: 4096 entries; a
@@ -81,6 +82,7 @@ int softhca_eq_poll(struct softhca_eq *eq, int budget)
 
 	while (n < budget &&
 	       (eqe = softhca_eq_next(eq->buf, eq->log_size, eq->ci))) {
+		trace_softhca_eqe(eq->dev, eq->eqn, eq->ci, eqe);
 		softhca_eq_dispatch(eq->dev, eqe);
 		eq->ci++;
 		n++;
@@ -90,6 +92,7 @@ int softhca_eq_poll(struct softhca_eq *eq, int budget)
 
 static void softhca_eq_doorbell(struct softhca_eq *eq, bool arm)
 {
+	trace_softhca_eq_doorbell(eq->dev, eq->eqn, eq->ci, arm);
 	softhca_hw_write32(eq->dev->hw, SOFTHCA_REG_EQ_DB(eq->eqn),
 			   softhca_eq_db(eq->ci, arm));
 }
@@ -97,20 +100,61 @@ static void softhca_eq_doorbell(struct softhca_eq *eq, bool arm)
 static void softhca_eq_tasklet(struct tasklet_struct *t)
 {
 	struct softhca_eq *eq = from_tasklet(eq, t, tasklet);
+	int n;
 
-	if (softhca_eq_poll(eq, SOFTHCA_EQ_BUDGET) == SOFTHCA_EQ_BUDGET) {
-		/* more may be waiting: hand back what we took, come again */
-		softhca_eq_doorbell(eq, false);
+	spin_lock(&eq->lock);
+	n = softhca_eq_poll(eq, SOFTHCA_EQ_BUDGET);
+	trace_softhca_eq_tasklet(eq->dev, eq->eqn, n, eq->ci,
+				 n < SOFTHCA_EQ_BUDGET);
+	/* with the budget spent more may wait: hand back, come again */
+	softhca_eq_doorbell(eq, n < SOFTHCA_EQ_BUDGET);
+	spin_unlock(&eq->lock);
+	if (n == SOFTHCA_EQ_BUDGET)
 		tasklet_schedule(&eq->tasklet);
+}
+
+/**
+ * softhca_eq_forget_cq - no EQE waiting in @eq may reach CQ @cqn any more
+ * @eq: a completion EQ or the async EQ
+ * @cqn: a CQ the card has destroyed (it raises nothing for it any more)
+ *
+ * Events the card raised before DESTROY_CQ may still wait in the EQ; the
+ * CQ is gone from dev->cqs, so they would reach nothing, until a new CQ
+ * got the same number. Their object becomes SOFTHCA_CQN_NONE, as irdma's
+ * irdma_sc_cleanup_ceqes() does. Under the EQ's lock the tasklet neither
+ * consumes nor hands back entries, so the card writes none of those we
+ * look at, and no tasklet is between reading one and dispatching it.
+ */
+void softhca_eq_forget_cq(struct softhca_eq *eq, u32 cqn)
+{
+	struct softhca_eqe *eqe;
+	u32 i, n = 0;
+
+	if (!eq->created)
 		return;
+	spin_lock_bh(&eq->lock);
+	for (i = 0; i < BIT(eq->log_size); i++) {
+		eqe = softhca_eq_next(eq->buf, eq->log_size, eq->ci + i);
+		if (!eqe)
+			break;
+		if ((eqe->type == SOFTHCA_EQE_COMP ||
+		     eqe->type == SOFTHCA_EQE_CQ_ERROR) &&
+		    le32_to_cpu(eqe->obj) == cqn) {
+			WRITE_ONCE(eqe->obj, cpu_to_le32(SOFTHCA_CQN_NONE));
+			n++;
+		}
 	}
-	softhca_eq_doorbell(eq, true);
+	spin_unlock_bh(&eq->lock);
+	if (n)
+		ibdev_dbg(&eq->dev->ibdev, "%u events of destroyed CQ %u dropped from EQ %u\n",
+			  n, cqn, eq->eqn);
 }
 
 static irqreturn_t softhca_eq_irq(int irq, void *data)
 {
 	struct softhca_eq *eq = data;
 
+	trace_softhca_eq_irq(eq->dev, eq->eqn, irq);
 	tasklet_schedule(&eq->tasklet);
 	return IRQ_HANDLED;
 }
@@ -129,6 +173,7 @@ static int softhca_eq_create(struct softhca_dev *dev, struct softhca_eq *eq,
 	eq->dev = dev;
 	eq->log_size = log_size;
 	eq->vector = vector;
+	spin_lock_init(&eq->lock);
 	eq->ci = 0;
 	eq->buf = dma_alloc_coherent(dma_dev, size, &eq->dma, GFP_KERNEL);
 	if (!eq->buf)

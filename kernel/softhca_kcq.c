@@ -20,6 +20,7 @@
 #include <linux/etherdevice.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 static const enum ib_wc_status softhca_wc_status[SOFTHCA_CQE_ST_MAX + 1] = {
 	[SOFTHCA_CQE_ST_SUCCESS]	= IB_WC_SUCCESS,
@@ -111,10 +112,11 @@ void softhca_cqe_to_wc(const struct softhca_cqe *cqe, struct ib_wc *wc)
 /* The CQE at the consumer index if the card wrote it, else NULL. */
 static struct softhca_cqe *softhca_kcq_next(struct softhca_cq *cq)
 {
-	struct softhca_cqe *cqe = &cq->ring[cq->ci & (BIT(cq->log_size) - 1)];
+	struct softhca_cqe *cqe =
+		&cq->ring[softhca_cq_slot(cq->ci, cq->base, cq->log_size)];
 
-	if (!softhca_ring_entry_valid(READ_ONCE(cqe->op_own), cq->ci,
-				      cq->log_size))
+	if ((READ_ONCE(cqe->op_own) & SOFTHCA_CQE_OWNER) !=
+	    softhca_cq_owner(cq->ci, cq->base, cq->log_size))
 		return NULL;
 	/* read the body only after seeing the owner bit */
 	dma_rmb();
@@ -215,9 +217,10 @@ int softhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, maybe with
  *	   IB_CQ_REPORT_MISSED_EVENTS
  *
- * The card raises the event when it writes a CQE after seeing the arm;
- * CQEs it wrote before are not events. With IB_CQ_REPORT_MISSED_EVENTS
- * such a CQE, still unpolled, is reported instead.
+ * The card raises the event when it writes a CQE after seeing the arm.
+ * A CQE it wrote before, still unpolled, is reported with
+ * IB_CQ_REPORT_MISSED_EVENTS; without, CQ_DB makes the card raise the
+ * event at once.
  *
  * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS and a CQE waits at the
  * consumer index, else 0.
@@ -230,21 +233,29 @@ static int softhca_kcq_arm(struct softhca_cq *cq,
 				 cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
 
 	WRITE_ONCE(cq->dbrec->arm, cpu_to_le32(arm));
+	trace_softhca_kcq_arm(to_sdev(cq->ibcq.device), cq->cqn, arm);
 	if (cq->uar) {
 		/* the record first, then the doorbell */
 		wmb();
 		WRITE_ONCE(*(__le64 *)(cq->uar + SOFTHCA_UAR_CQ_DB),
 			   cpu_to_le64(softhca_cq_db(arm, cq->cqn)));
 	}
-	if (!(flags & IB_CQ_REPORT_MISSED_EVENTS))
-		return 0;
 	/*
 	 * The card writes a CQE, then reads the arm word; we write the arm
 	 * word, then read the CQE: with a full barrier on both sides, one of
-	 * us sees the other.
+	 * us sees the other. A CQE the card wrote before it could see the
+	 * arm is reported (IB_CQ_REPORT_MISSED_EVENTS), or the card is told
+	 * through CQ_DB and raises the event at once.
 	 */
 	mb();
-	return softhca_kcq_next(cq) ? 1 : 0;
+	if (!softhca_kcq_next(cq))
+		return 0;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+		return 1;
+	trace_softhca_cq_doorbell(to_sdev(cq->ibcq.device), cq->cqn);
+	softhca_hw_write32(to_sdev(cq->ibcq.device)->hw, SOFTHCA_REG_CQ_DB,
+			   cq->cqn);
+	return 0;
 }
 
 int softhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
@@ -332,6 +343,7 @@ int softhca_kcq_create(struct softhca_dev *dev, struct softhca_cq *cq,
 	}
 	spin_lock_init(&cq->lock);
 	cq->log_size = log_size;
+	cq->base = 0;
 	cq->ci = 0;
 	cq->arm_sn = 0;
 	cq->uar = dev->kuar_va;
@@ -366,6 +378,80 @@ err_dbrec:
 err_ring:
 	if (softhca_cmd_dma_safe(dev))
 		dma_free_coherent(dma_dev, size, cq->ring, cq->ring_dma);
+	return ret;
+}
+
+/**
+ * softhca_kcq_resize - move a kernel CQ to a new ring of 2^@log_size CQEs
+ * @dev: the device
+ * @cq: the kernel CQ (its resize_lock held)
+ * @log_size: log2 of the new ring's CQEs
+ *
+ * RESIZE_CQ switches the card to the new ring at the consumer index it
+ * finds in the doorbell record (base); pollers meanwhile keep taking the
+ * CQEs the card wrote into the old ring before the switch (up to pi).
+ * Under the CQ's lock those still unpolled move to their slots in the new
+ * ring, with its owner bits, and the new ring takes over; the old one is
+ * freed after.
+ *
+ * Return: 0, or an errno with the CQ as it was.
+ */
+int softhca_kcq_resize(struct softhca_dev *dev, struct softhca_cq *cq,
+		       u32 log_size)
+{
+	struct device *dma_dev = softhca_hw_device(dev->hw);
+	size_t size = (size_t)SOFTHCA_CQE_SIZE << log_size, old_size;
+	struct softhca_cqe *ring, *old;
+	struct softhca_pas_buf pb;
+	dma_addr_t dma, old_dma;
+	unsigned long flags;
+	u32 base, pi, j;
+	int ret;
+
+	ring = dma_alloc_coherent(dma_dev, size, &dma, GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	/* owned by the card: the owner bit of no pass yet */
+	for (j = 0; j < BIT(log_size); j++)
+		ring[j].op_own = SOFTHCA_CQE_OWNER;
+	ret = softhca_pas_from_coherent(dev, dma, size, &pb);
+	if (ret)
+		goto err_ring;
+	ret = softhca_cq_hw_resize(dev, cq, &pb, log_size, &base, &pi);
+	softhca_pas_free(dev, &pb);
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: RESIZE_CQ of CQ %u failed (%d)\n",
+			  cq->cqn, ret);
+		goto err_ring;
+	}
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* the CQEs before pi are written: read them after knowing so */
+	dma_rmb();
+	for (j = cq->ci; j != pi; j++) {
+		struct softhca_cqe *from =
+			&cq->ring[softhca_cq_slot(j, cq->base, cq->log_size)];
+		struct softhca_cqe *to =
+			&ring[softhca_cq_slot(j, base, log_size)];
+
+		memcpy(to, from, sizeof(*to));
+		to->op_own = (from->op_own & ~SOFTHCA_CQE_OWNER) |
+			     softhca_cq_owner(j, base, log_size);
+	}
+	old = cq->ring;
+	old_dma = cq->ring_dma;
+	old_size = (size_t)SOFTHCA_CQE_SIZE << cq->log_size;
+	cq->ring = ring;
+	cq->ring_dma = dma;
+	cq->log_size = log_size;
+	cq->base = base;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	dma_free_coherent(dma_dev, old_size, old, old_dma);
+	return 0;
+
+err_ring:
+	if (softhca_cmd_dma_safe(dev))
+		dma_free_coherent(dma_dev, size, ring, dma);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 /* The driver's limit of AHs: they are driver memory, not card objects. */
 #define SOFTHCA_MAX_AH		BIT(16)
@@ -129,6 +130,8 @@ void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn)
 
 	/* the record is visible before we read the engine's state */
 	mb();
-	if (le32_to_cpu(READ_ONCE(*state)) == SOFTHCA_ENGINE_IDLE)
+	if (le32_to_cpu(READ_ONCE(*state)) == SOFTHCA_ENGINE_IDLE) {
+		trace_softhca_engine_doorbell(dev, qpn, "kernel-post");
 		softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB_ASYNC, qpn);
+	}
 }

@@ -16,6 +16,7 @@
 #include <linux/log2.h>
 
 #include "softhca.h"
+#include "softhca_trace.h"
 
 #define SOFTHCA_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\
 				 IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -199,6 +200,7 @@ int softhca_kqp_post_send(struct softhca_dev *dev, struct softhca_qp *qp,
 		/* the WQEs are written before the card may read them */
 		dma_wmb();
 		WRITE_ONCE(qp->dbrec->sq_pi, cpu_to_le32(qp->sq.pi));
+		trace_softhca_kqp_doorbell(dev, qp->qpn, true, qp->sq.pi);
 		WRITE_ONCE(*(__le64 *)(dev->kuar_va + SOFTHCA_UAR_SQ_DB),
 			   cpu_to_le64((u64)qp->sq.pi << 32 | qp->qpn));
 	}
@@ -254,6 +256,7 @@ int softhca_kqp_post_recv(struct softhca_dev *dev, struct softhca_qp *qp,
 		/* the WQEs are written before the card may read them */
 		dma_wmb();
 		WRITE_ONCE(qp->dbrec->rq_pi, cpu_to_le32(qp->rq.pi));
+		trace_softhca_kqp_doorbell(dev, qp->qpn, false, qp->rq.pi);
 	}
 out:
 	spin_unlock_irqrestore(&qp->rq_lock, flags);

@@ -15,6 +15,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_trace.h"
 
 #define SOFTHCA_QP_ATTR_MASK	(IB_QP_STATE | IB_QP_CUR_STATE |	\
 				 IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | \
@@ -370,12 +371,17 @@ int softhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 static int softhca_qp_query_hw(struct softhca_dev *dev, u32 qpn,
-			       struct softhca_qp_attr *out)
+			       struct softhca_qp_attr *attr)
 {
 	struct softhca_obj_in in = { .num = cpu_to_le32(qpn) };
+	struct softhca_qp_query_out out;
+	int ret;
 
-	return softhca_cmd_exec(dev, SOFTHCA_CMD_QUERY_QP, &in, sizeof(in),
-				out, sizeof(*out));
+	ret = softhca_cmd_exec(dev, SOFTHCA_CMD_QUERY_QP, &in, sizeof(in),
+			       &out, sizeof(out));
+	if (!ret)
+		*attr = out.attr;
+	return ret;
 }
 
 /* Check attribute values the core's transition table does not. */
@@ -634,6 +640,7 @@ int softhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	trace_softhca_engine_doorbell(dev, qp->qpn, "post_send");
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }
@@ -652,6 +659,7 @@ int softhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	trace_softhca_engine_doorbell(dev, qp->qpn, "post_recv");
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qp->qpn);
 	return 0;
 }

@@ -3,11 +3,12 @@
  * softhca driver: the wake-up file. A user context's provider allocates one
  * (SOFTHCA_IB_METHOD_WAKE_FD_ALLOC) and, when it finds the engine IDLE
  * after writing a doorbell record, calls SOFTHCA_WAKE_IOCTL on it, which
- * rings the card's wake-up doorbell. It is a uverbs FD object, as mlx5's
- * DEVX event files are: uverbs creates the file, ties it to the context
- * and calls softhca_wake_fd_destroy() when the file is closed, the context
- * goes away or the device is removed. A removed device's file stays open
- * and answers -EIO.
+ * rings the card's wake-up doorbell; when it finds a CQE waiting after
+ * arming a CQ, SOFTHCA_CQ_DB_IOCTL, which rings the CQ doorbell. It is a
+ * uverbs FD object, as mlx5's DEVX event files are: uverbs creates the
+ * file, ties it to the context and calls softhca_wake_fd_destroy() when
+ * the file is closed, the context goes away or the device is removed. A
+ * removed device's file stays open and answers -EIO.
  *
  * The file exists for speed: the ioctl costs about what any ioctl costs,
  * while a zero-WR post_send (the other wake-up call, which works too) goes
@@ -24,6 +25,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_trace.h"
 
 struct softhca_wake_file {
 	struct ib_uobject uobj;		/* first: uverbs allocates us */
@@ -32,28 +34,57 @@ struct softhca_wake_file {
 	struct softhca_dev *dev;	/* NULL once destroyed */
 };
 
+/*
+ * CQ_DB for CQ @cqn of the file's context: a CQ of another context (or a
+ * kernel CQ) is refused as if it did not exist. The CQ cannot go away
+ * under dev->cqs' lock (softhca_destroy_cq() erases it first).
+ */
+static long softhca_wake_cq_db(struct softhca_wake_file *wf, u32 cqn)
+{
+	struct softhca_dev *dev = wf->dev;
+	struct softhca_cq *cq;
+	long ret = -EINVAL;
+
+	xa_lock_bh(&dev->cqs);
+	cq = xa_load(&dev->cqs, cqn);
+	if (cq && !cq->kernel && &cq->uctx->ibuc == wf->uobj.context) {
+		trace_softhca_cq_doorbell(dev, cqn);
+		softhca_hw_write32(dev->hw, SOFTHCA_REG_CQ_DB, cqn);
+		ret = 0;
+	}
+	xa_unlock_bh(&dev->cqs);
+	if (ret)
+		pr_debug("softhca: CQ doorbell for CQ %u, not the context's\n",
+			 cqn);
+	return ret;
+}
+
 static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
 {
 	struct softhca_wake_file *wf;
 	long ret = 0;
 
-	if (cmd != SOFTHCA_WAKE_IOCTL) {
+	if (cmd != SOFTHCA_WAKE_IOCTL && cmd != SOFTHCA_CQ_DB_IOCTL) {
 		pr_debug("softhca: wake-up file: unknown ioctl %#x\n", cmd);
 		return -ENOTTY;
 	}
 	wf = container_of(filp->private_data, struct softhca_wake_file, uobj);
-	if (arg > U32_MAX) {	/* the doorbell register is 32 bits */
-		pr_debug("softhca: wake-up with QPN %#lx\n", arg);
+	if (arg > U32_MAX) {	/* the doorbell registers are 32 bits */
+		pr_debug("softhca: wake-up with QPN or CQN %#lx\n", arg);
 		return -EINVAL;
 	}
 	down_read(&wf->lock);
-	if (wf->dev)
-		softhca_hw_write32(wf->dev->hw, SOFTHCA_REG_ENGINE_DB, arg);
-	else
+	if (!wf->dev) {
 		ret = -EIO;
+	} else if (cmd == SOFTHCA_CQ_DB_IOCTL) {
+		ret = softhca_wake_cq_db(wf, arg);
+	} else {
+		trace_softhca_engine_doorbell(wf->dev, arg, "wake-file");
+		softhca_hw_write32(wf->dev->hw, SOFTHCA_REG_ENGINE_DB, arg);
+	}
 	up_read(&wf->lock);
-	if (ret)
+	if (ret == -EIO)
 		pr_debug("softhca: wake-up file of a closed context\n");
 	return ret;
 }

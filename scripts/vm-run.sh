@@ -6,13 +6,15 @@
 # its own modules and softhca.ko built against it (scripts/build.sh
 # module-debug).
 #
-#   vm-run.sh [-t timeout_s] [-o outdir] [-n] [-v] [-e NAME=VALUE]... script.sh
+#   vm-run.sh [-t timeout_s] [-o outdir] [-n] [-v] [-i] [-e NAME=VALUE]... script.sh
 #
 # The guest sees the host's root file system read-only (9p) under a tmpfs
 # overlay, so it runs this checkout's module, provider and tools and the
 # host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
 # loaded before the script runs (-n: not softhca.ko); -e exports a variable
-# to it; -v also shows the console; SOFTHCA_VM_APPEND adds guest kernel
+# to it; -v also shows the console; -i connects the console to this
+# terminal both ways (an interactive guest script; nothing is captured in
+# console.log); SOFTHCA_VM_APPEND adds guest kernel
 # parameters for experiments (e.g. mitigations=off). The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
 # Any report in the guest kernel log ($SOFTHCA_KERNEL_REPORT_RE: WARNING,
@@ -37,13 +39,15 @@ out=
 load=1
 envs=()
 verbose=0
-while getopts "t:o:ne:v" o; do
+interactive=0
+while getopts "t:o:ne:vi" o; do
 	case $o in
 	t) timeout_s=$OPTARG ;;
 	o) out=$OPTARG ;;
 	n) load=0 ;;
 	e) envs+=("$OPTARG") ;;
 	v) verbose=1 ;;
+	i) interactive=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -121,16 +125,25 @@ console() {
 		cat > "$out/console.log"
 	fi
 }
+# the commas are QEMU's option syntax
+# shellcheck disable=SC2054
+qemu=(qemu-system-x86_64 -accel tcg
+	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic
+	-serial stdio -bios /usr/share/qemu/qboot.rom
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$append"
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+	-virtfs local,path="$moddir/..",mount_tag=kmods,security_model=none,readonly=on
+	-virtfs local,path="$out",mount_tag=out,security_model=none
+	-device virtio-rng-pci)
 set +e
-timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg \
-	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic \
-	-serial stdio -bios /usr/share/qemu/qboot.rom \
-	-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$moddir/..",mount_tag=kmods,security_model=none,readonly=on \
-	-virtfs local,path="$out",mount_tag=out,security_model=none \
-	-device virtio-rng-pci </dev/null 2>&1 | console
-qrc=${PIPESTATUS[0]}
+if [ $interactive -eq 1 ]; then
+	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}"
+	qrc=$?
+else
+	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 |
+		console
+	qrc=${PIPESTATUS[0]}
+fi
 set -e
 
 status=$(cat "$out/status" 2>/dev/null || echo)

@@ -107,6 +107,7 @@ struct softhca_hw {
 	struct xarray qps;
 	struct xarray srqs;
 	u32 mkey_variant;
+	u32 cq_next;			/* the next CQ number tried (cyclic) */
 	struct softhca_hw_qp *gsi;	/* QP1, or NULL (cmd_mutex) */
 	struct softhca_hw_eq __rcu *async_eq;	/* events of objects */
 	struct softhca_hw_eq __rcu *cmd_eq;	/* command completions */
@@ -183,19 +184,24 @@ struct softhca_hw_cq {
 	struct softhca_cq_dbrec *db;	/* dbrec, checked to be RAM */
 	struct softhca_hw_pas pas;
 	/*
-	 * pi, the arm state, error, moderation; taken with BHs off (the
-	 * wire's receive path completes in softirq) and nested inside a QP's
-	 * lock.
+	 * pi, the arm state, error, moderation, dead; taken with interrupts
+	 * off (the wire's receive path completes in softirq, CQ_DB comes
+	 * from any context) and nested inside a QP's lock.
 	 */
 	spinlock_t lock;
 	u32 pi;
+	u32 base;			/* CQE base is slot 0, first pass */
+	u32 sol_pi;			/* pi after the last solicited/error CQE */
+	bool dead;			/* destroyed: CQ_DB finds nothing */
 	u32 arm_sn_fired;
+	u32 arm_seen;			/* the arm word last read (tracing) */
 	bool error;
 	/* moderation (MODIFY_CQ): hold the event for count CQEs or period */
 	u16 mod_count;
 	u16 mod_period_us;
 	u32 mod_pending;		/* CQEs since the arm, event held */
 	struct hrtimer mod_timer;
+	u32 events;			/* completion events raised */
 	struct softhca_hw *hw;
 	u32 users;			/* QPs completing to it */
 	struct rcu_head rcu;
@@ -468,6 +474,7 @@ enum softhca_hw_syndrome {
 	SOFTHCA_SYND_SRQ_BUSY		= 0x1904,
 	SOFTHCA_SYND_SRQ_ARM		= 0x1905,
 	SOFTHCA_SYND_CQ_MODERATION	= 0x1a01,
+	SOFTHCA_SYND_CQ_RESIZE		= 0x1a02, /* waiting CQEs do not fit */
 	/* data path: vendor_err of error CQEs, data0 of QP error EQEs */
 	SOFTHCA_SYND_WQE_FORMAT		= 0x2001,
 	SOFTHCA_SYND_WQE_OPCODE		= 0x2002,
@@ -594,9 +601,12 @@ u8 softhca_hw_cmd_destroy_cq(struct softhca_hw *hw,
 u8 softhca_hw_cmd_query_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c);
 u8 softhca_hw_cmd_modify_cq(struct softhca_hw *hw,
 			    struct softhca_hw_cmd_ctx *c);
+u8 softhca_hw_cmd_resize_cq(struct softhca_hw *hw,
+			    struct softhca_hw_cmd_ctx *c);
 void softhca_hw_cqs_cleanup(struct softhca_hw *hw);
 int softhca_hw_cq_post(struct softhca_hw *hw, struct softhca_hw_cq *cq,
 		       struct softhca_cqe *cqe, bool solicited);
+void softhca_hw_cq_doorbell(struct softhca_hw *hw, u32 cqn);
 
 /* hw_mkey.c */
 u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,

@@ -15,6 +15,7 @@
 #include <linux/wait.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static unsigned int hw_fault_cmd_stall;
 module_param(hw_fault_cmd_stall, uint, 0644);
@@ -71,6 +72,8 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 		       query_cq),
 	SOFTHCA_HW_CMD(MODIFY_CQ, sizeof(struct softhca_cq_modify_in), 0,
 		       modify_cq),
+	SOFTHCA_HW_CMD(RESIZE_CQ, sizeof(struct softhca_cq_resize_in),
+		       sizeof(struct softhca_cq_resize_out), resize_cq),
 	SOFTHCA_HW_CMD(CREATE_MKEY, sizeof(struct softhca_mkey_ctx), SZ_NUM,
 		       create_mkey),
 	SOFTHCA_HW_CMD(DESTROY_MKEY, SZ_OBJ, 0, destroy_mkey),
@@ -79,7 +82,7 @@ static const struct softhca_hw_cmd_desc softhca_hw_cmds[] = {
 	SOFTHCA_HW_CMD(CREATE_QP, sizeof(struct softhca_qp_ctx), SZ_NUM,
 		       create_qp),
 	SOFTHCA_HW_CMD(DESTROY_QP, SZ_OBJ, 0, destroy_qp),
-	SOFTHCA_HW_CMD(QUERY_QP, SZ_OBJ, sizeof(struct softhca_qp_attr),
+	SOFTHCA_HW_CMD(QUERY_QP, SZ_OBJ, sizeof(struct softhca_qp_query_out),
 		       query_qp),
 	SOFTHCA_HW_CMD(MODIFY_QP, sizeof(struct softhca_qp_attr), 0,
 		       modify_qp),
@@ -179,6 +182,8 @@ static void softhca_hw_cmd_exec_slot(struct softhca_hw *hw, unsigned int slot,
 		}
 	}
 
+	trace_softhca_hw_cmd(hw, slot, le16_to_cpu(e.opcode), status,
+			     c.syndrome);
 	e.status = status;
 	e.syndrome = cpu_to_le32(c.syndrome);
 	e.out_written = cpu_to_le32(c.out_len);

@@ -39,6 +39,7 @@
 #include <linux/sched/stat.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static unsigned int engine_spin_us = 1000;
 module_param(engine_spin_us, uint, 0644);
@@ -83,6 +84,8 @@ static void softhca_hw_engine_publish(struct softhca_hw *hw, u32 state)
 	unsigned long i;
 
 	mutex_lock(&hw->uar_lock);
+	if (hw->engine_state != state)
+		trace_softhca_hw_engine_state(hw, state);
 	hw->engine_state = state;
 	xa_for_each(&hw->uars, i, uar)
 		softhca_hw_uar_publish(hw, uar);
@@ -329,6 +332,7 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 
 	if (READ_ONCE(hw->halted))
 		return;
+	trace_softhca_hw_engine_wake(hw, qpn, false);
 	qp = READ_ONCE(engine_kick_inline) ? softhca_hw_qp_get(hw, qpn) : NULL;
 	if (qp) {
 		if (softhca_hw_engine_kick_lock(qp)) {
@@ -362,6 +366,7 @@ void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn)
 
 	if (READ_ONCE(hw->halted))
 		return;
+	trace_softhca_hw_engine_wake(hw, qpn, true);
 	qp = softhca_hw_qp_get(hw, qpn);
 	if (qp) {
 		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_RUN);

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static struct softhca_hw_eq *softhca_hw_eq_get(struct softhca_hw *hw, u32 eqn)
 {
@@ -222,8 +223,9 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 				&owner, 1, true);
 	if (ret)
 		goto out;
-	eq->pi++;
 	raise = eq->armed;
+	trace_softhca_hw_eqe(hw, eq->eqn, eq->pi, type, obj, data0, raise);
+	eq->pi++;
 	eq->armed = false;
 out:
 	spin_unlock_irqrestore(&eq->lock, flags);

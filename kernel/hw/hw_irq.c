@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "hw.h"
+#include "hw_trace.h"
 
 static void softhca_hw_irq_noop(struct irq_data *d)
 {
@@ -79,6 +80,7 @@ void softhca_hw_raise_irq(struct softhca_hw *hw, unsigned int vector)
 	this_cpu = get_cpu();
 	if (cpu < 0 || !cpu_online(cpu))
 		cpu = this_cpu;
+	trace_softhca_hw_irq(hw, vector, cpu, cpu != this_cpu);
 	/* A line already in flight absorbs the new edge (-EBUSY/false). */
 	if (cpu == this_cpu)
 		irq_work_queue(&v->local);

@@ -58,6 +58,9 @@ void softhca_hw_write32(struct softhca_hw *hw, u32 offset, u32 value)
 	case SOFTHCA_REG_ENGINE_DB_ASYNC:
 		softhca_hw_engine_kick_async(hw, value);
 		break;
+	case SOFTHCA_REG_CQ_DB:
+		softhca_hw_cq_doorbell(hw, value);
+		break;
 	case SOFTHCA_REG_EQ_DB_BASE ...
 	     SOFTHCA_REG_EQ_DB(SOFTHCA_MAX_EQS) - 1:
 		if (!(offset & 7))

@@ -323,16 +323,39 @@ u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
 u8 softhca_hw_cmd_query_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 {
 	const struct softhca_obj_in *in = c->in;
-	struct softhca_qp_attr *out = c->out;
+	struct softhca_qp_query_out *out = c->out;
 	struct softhca_hw_qp *qp = xa_load(&hw->qps, le32_to_cpu(in->num));
+	struct softhca_qp_ctx *ctx = &out->ctx;
+	u32 rq_pi, sq_pi;
 
 	if (!qp) {
 		c->syndrome = SOFTHCA_SYND_NO_QP;
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
+	ctx->type = qp->type;
+	ctx->log_sq_size = qp->log_sq_size;
+	ctx->log_rq_size = qp->log_rq_size;
+	ctx->log_rq_stride = qp->log_rq_stride;
+	ctx->pdn = cpu_to_le32(qp->pd->pdn);
+	ctx->send_cqn = cpu_to_le32(qp->scq->cqn);
+	ctx->recv_cqn = cpu_to_le32(qp->rcq->cqn);
+	ctx->uar = cpu_to_le32(qp->uar->index);
+	ctx->flags = cpu_to_le32(qp->flags);
+	ctx->dbrec_addr = cpu_to_le64(qp->dbrec);
+	ctx->pas.nblocks = cpu_to_le32(qp->pas.nblocks);
+	ctx->pas.log_block_size = qp->pas.log_block_size;
+	ctx->pas.page_offset = qp->pas.offset /
+		(BIT(qp->pas.log_block_size) / SOFTHCA_PAGE_OFFSET_QUANTA);
+	ctx->srqn = cpu_to_le32(qp->srq ? qp->srq->srqn : 0);
+	softhca_hw_qp_dbrec(qp, &rq_pi, &sq_pi);
+	out->sq_pi = cpu_to_le32(sq_pi);
+	out->rq_pi = cpu_to_le32(qp->srq ? 0 : rq_pi);
 	spin_lock_bh(&qp->lock);
-	*out = qp->attr;
-	out->state = qp->state;
+	out->attr = qp->attr;
+	out->attr.state = qp->state;
+	out->sq_next = cpu_to_le32(READ_ONCE(qp->sq_next));
+	out->sq_ci = cpu_to_le32(qp->sq_ci);
+	out->rq_ci = cpu_to_le32(qp->rq_ci);
 	spin_unlock_bh(&qp->lock);
 	return SOFTHCA_CMD_STAT_OK;
 }

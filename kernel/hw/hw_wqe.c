@@ -7,6 +7,7 @@
  * malformed and completes LOC_QP_OP_ERR.
  */
 #include "hw.h"
+#include "hw_trace.h"
 
 /**
  * softhca_hw_sq_read - read bytes of the SQ ring
@@ -209,6 +210,8 @@ u32 softhca_hw_wqe_fetch(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	}
 	units = w->ctrl->ds;
 	w->nbb = units ? softhca_wqe_bbs(units) : 1;
+	trace_softhca_hw_wqe(hw, qp->qpn, index, w->ctrl->opcode, units,
+			     w->nbb);
 	if (!units || w->nbb > SOFTHCA_MAX_WQEBBS || w->nbb > pi - index ||
 	    le16_to_cpu(w->ctrl->wqe_index) != (u16)index)
 		return SOFTHCA_SYND_WQE_FORMAT;

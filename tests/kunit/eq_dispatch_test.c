@@ -7,7 +7,8 @@
  * exactly the right CQ's comp_handler, in order and once each; CQ errors
  * its event_handler; command completions the waiting slot; anything else
  * (unknown CQs, stale entries, stale tokens) nothing. The budget bounds
- * the work and eq->ci counts exactly what was consumed.
+ * the work and eq->ci counts exactly what was consumed. A destroyed CQ's
+ * waiting events are forgotten (softhca_eq_forget_cq()).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -378,6 +379,59 @@ static void cmd_done_test(struct kunit *test)
 	q->slots = NULL;
 }
 
+/*
+ * A destroyed CQ's events still waiting in the EQ must not reach a new CQ
+ * that got the same number (CQ 5 here stands for it): after
+ * softhca_eq_forget_cq() they name no CQ, everything else is untouched,
+ * and the new CQ's own events arrive.
+ */
+static void forget_cq_test(struct kunit *test)
+{
+	struct dispatch_ctx *c = test->priv;
+	struct softhca_eq *eq = setup_eq(test, 3, 6);
+	struct softhca_eqe before[8];
+	u32 i;
+
+	spin_lock_init(&eq->lock);
+	eq->created = true;
+	post(eq, 6, SOFTHCA_EQE_COMP, 5, 0);
+	post(eq, 7, SOFTHCA_EQE_COMP, 7, 0);
+	post(eq, 8, SOFTHCA_EQE_CQ_ERROR, 5, SOFTHCA_CQ_SYND_OVERRUN);
+	post(eq, 9, SOFTHCA_EQE_COMP, 1, 0);
+	post(eq, 10, SOFTHCA_EQE_COMP, 5, 0);
+	post(eq, 11, 0x7f, 5, 0);		/* not a CQ's event */
+	memcpy(before, eq->buf, sizeof(before));
+
+	softhca_eq_forget_cq(eq, 5);
+	for (i = 6; i < 14; i++) {
+		struct softhca_eqe *e = &eq->buf[i & 7];
+		bool cq5 = i == 6 || i == 8 || i == 10;
+
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(e->obj),
+				    cq5 ? SOFTHCA_CQN_NONE :
+				    le32_to_cpu(before[i & 7].obj), "EQE %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->type, before[i & 7].type,
+				    "EQE %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->owner, before[i & 7].owner,
+				    "EQE %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, eq->ci, 6u);
+
+	KUNIT_EXPECT_EQ(test, softhca_eq_poll(eq, 64), 6);
+	KUNIT_ASSERT_EQ(test, c->rec.ncalls, 2u);
+	expect_comp(test, 0, 7);
+	expect_comp(test, 1, 1);
+	/* the new CQ 5's own events do arrive */
+	post(eq, 12, SOFTHCA_EQE_COMP, 5, 0);
+	KUNIT_EXPECT_EQ(test, softhca_eq_poll(eq, 64), 1);
+	KUNIT_ASSERT_EQ(test, c->rec.ncalls, 3u);
+	expect_comp(test, 2, 5);
+	/* nothing waiting: nothing to forget, nothing changes */
+	memcpy(before, eq->buf, sizeof(before));
+	softhca_eq_forget_cq(eq, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(before, eq->buf, sizeof(before)), 0);
+}
+
 static struct kunit_case softhca_eq_dispatch_cases[] = {
 	KUNIT_CASE(comp_order_test),
 	KUNIT_CASE(unknown_cq_test),
@@ -387,6 +441,7 @@ static struct kunit_case softhca_eq_dispatch_cases[] = {
 	KUNIT_CASE(cq_error_test),
 	KUNIT_CASE(no_handler_test),
 	KUNIT_CASE(cmd_done_test),
+	KUNIT_CASE(forget_cq_test),
 	{}
 };
 

@@ -4,11 +4,13 @@
  * 64-byte CQEs the card writes, plus a doorbell record holding the
  * consumer index and the arm word. Polling reads CQEs by owner bit and
  * publishes the consumer index in the record; arming writes the arm word
- * and the UAR's CQ doorbell; an event advances the arm sequence number.
+ * and the UAR's CQ doorbell (and, with a CQE already waiting, has the
+ * card's CQ doorbell rung); an event advances the arm sequence number.
  */
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <sys/ioctl.h>
 
 #include "mmio.h"
 #include "ring.h"
@@ -132,13 +134,18 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 
 namespace {
 
+/* The slot of CQE number @j in @cq's ring. */
+struct softhca_cqe *cq_slot(Cq *cq, uint32_t j)
+{
+	return &cq->ring[softhca_cq_slot(j, cq->base, cq->log_size)];
+}
+
 /* The next CQE the card wrote, or null. */
 const struct softhca_cqe *cq_next_cqe(Cq *cq)
 {
-	const struct softhca_cqe *cqe =
-		&cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
+	const struct softhca_cqe *cqe = cq_slot(cq, cq->ci);
 
-	if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size))
+	if (!cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size, cq->base))
 		return nullptr;
 	/* its body after its owner bit */
 	from_device_barrier();
@@ -179,8 +186,8 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	cq->lock.lock();
 	/* the CQEs the card has written and software not yet read */
 	for (pi = cq->ci; pi - cq->ci <= mask; pi++)
-		if (!cqe_is_new(load_u8(&cq->ring[pi & mask].op_own), pi,
-				cq->log_size))
+		if (!cqe_is_new(load_u8(&cq_slot(cq, pi)->op_own), pi,
+				cq->log_size, cq->base))
 			break;
 	from_device_barrier();
 	/*
@@ -188,7 +195,7 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	 * holes, each keeping the owner bit of the slot it lands in.
 	 */
 	while (pi-- != cq->ci) {
-		struct softhca_cqe *cqe = &cq->ring[pi & mask];
+		struct softhca_cqe *cqe = cq_slot(cq, pi);
 
 		if (le32toh(cqe->qpn) == qpn) {
 			uint64_t wr_id;
@@ -199,8 +206,7 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 					     &wr_id);
 			nfreed++;
 		} else if (nfreed) {
-			struct softhca_cqe *dest =
-				&cq->ring[(pi + nfreed) & mask];
+			struct softhca_cqe *dest = cq_slot(cq, pi + nfreed);
 			uint8_t owner = dest->op_own & SOFTHCA_CQE_OWNER;
 
 			memcpy(dest, cqe, sizeof(*dest));
@@ -215,10 +221,11 @@ void cq_clean(Cq *cq, uint32_t qpn, Srq *srq)
 	cq->lock.unlock();
 }
 
-void cq_arm(Cq *cq, bool solicited)
+bool cq_arm(Cq *cq, bool solicited)
 {
 	uint32_t arm = softhca_cq_arm(cq->arm_sn, solicited,
 				      cq->ci & SOFTHCA_CQ_ARM_CI_MASK);
+	const struct softhca_cqe *cqe = cq_slot(cq, cq->ci);
 
 	store_le32(&cq->db->arm, arm);
 	/* the record first, then the doorbell */
@@ -226,6 +233,33 @@ void cq_arm(Cq *cq, bool solicited)
 	if (cq->ctx && cq->ctx->uar)
 		store_le64(cq->ctx->uar + SOFTHCA_UAR_CQ_DB,
 			   softhca_cq_db(arm, cq->cqn));
+	/*
+	 * The card writes a CQE, then reads the arm word; we wrote the arm
+	 * word and now read the CQE: with a full barrier on both sides one
+	 * of us sees the other. A CQE already there was written before the
+	 * card could see this arm: it raises the event only when told.
+	 */
+	full_barrier();
+	return cqe_is_new(load_u8(&cqe->op_own), cq->ci, cq->log_size,
+			  cq->base);
+}
+
+void cq_doorbell(Cq *cq)
+{
+	Context *ctx = cq->ctx;
+
+	if (ctx->wake_fd < 0) {
+		softhca_dbg(ctx,
+			    "CQ %u armed with CQEs waiting: no wake-up file "
+			    "for the CQ doorbell, the event waits for the "
+			    "next CQE",
+			    cq->cqn);
+		return;
+	}
+	if (ioctl(ctx->wake_fd, SOFTHCA_CQ_DB_IOCTL,
+		  static_cast<unsigned long>(cq->cqn)))
+		softhca_dbg(ctx, "CQ doorbell of CQ %u failed (%d)", cq->cqn,
+			    errno);
 }
 
 int poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
@@ -242,10 +276,14 @@ int poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 int req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	Cq *cq = to_cq(ibcq);
+	bool waiting;
 
 	cq->lock.lock();
-	cq_arm(cq, solicited_only != 0);
+	waiting = cq_arm(cq, solicited_only != 0);
 	cq->lock.unlock();
+	/* as an mlx5 HCA armed below its producer index: an event now */
+	if (waiting)
+		cq_doorbell(cq);
 	return 0;
 }
 
@@ -364,8 +402,10 @@ struct ibv_cq_ex *create_cq_common(struct ibv_context *context,
 				   const struct ibv_cq_init_attr_ex *attr)
 {
 	Context *ctx = to_ctx(context);
-	WriteCmd<ib_uverbs_create_cq, softhca_create_cq_req> cmd = {};
-	WriteResp<ib_uverbs_create_cq_resp, softhca_create_cq_resp> resp = {};
+	ExWriteCmd<ib_uverbs_ex_create_cq, softhca_create_cq_req> cmd = {};
+	WriteResp<ib_uverbs_ex_create_cq_resp, softhca_create_cq_resp>
+		resp = {};
+	struct ibv_cq_init_attr_ex kattr = *attr;
 	uint32_t nent = attr->cqe > 0 && attr->cqe < 0x80000000u
 				? cq_entries_for(attr->cqe)
 				: 0;
@@ -405,16 +445,16 @@ struct ibv_cq_ex *create_cq_common(struct ibv_context *context,
 	cmd.drv.db_addr = reinterpret_cast<uintptr_t>(cq->db.get());
 	cmd.drv.cqe_size = sizeof(struct softhca_cqe);
 	/*
-	 * The plain CREATE_CQ carries everything a softhca CQ has (no
-	 * timestamps, no overrun flag): ibv_cmd_create_cq_ex would send
-	 * the same command.
+	 * ibv_cmd_create_cq_ex sends IGNORE_OVERRUN as the CQ's flag
+	 * (UVERBS_ATTR_CREATE_CQ_FLAGS); without flags it is the plain
+	 * ioctl ibv_cmd_create_cq would send.
 	 */
-	err = ibv_cmd_create_cq(
-		context, static_cast<int>(nent - 1), attr->channel,
-		static_cast<int>(attr->comp_vector), &cq->vcq.cq,
-		reinterpret_cast<struct ibv_create_cq *>(&cmd), sizeof(cmd),
-		reinterpret_cast<ib_uverbs_create_cq_resp *>(&resp),
-		sizeof(resp));
+	kattr.cqe = nent - 1;
+	err = ibv_cmd_create_cq_ex(
+		context, &kattr, &cq->vcq,
+		reinterpret_cast<struct ibv_create_cq_ex *>(&cmd), sizeof(cmd),
+		reinterpret_cast<ib_uverbs_ex_create_cq_resp *>(&resp),
+		sizeof(resp), 0);
 	if (err) {
 		softhca_dbg(ctx, "create_cq: the kernel refused (%d)", err);
 		goto err_free;
@@ -438,10 +478,14 @@ int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr)
 	if (attr->comp_mask &
 	    ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))
 		return EOPNOTSUPP;
-	/* single-threaded use needs nothing; the card cannot ignore overrun */
+	/*
+	 * Single-threaded use needs nothing; with IGNORE_OVERRUN a full CQ
+	 * is written on (the card's SOFTHCA_CQ_F_IGNORE_OVERRUN).
+	 */
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags &
-	     ~static_cast<uint32_t>(IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
+	     ~static_cast<uint32_t>(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				    IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))
 		return EOPNOTSUPP;
 	/* no timestamps, VLANs, flow tags or tag matching */
 	if (attr->wc_flags & ~kCqWcFlags)
@@ -485,6 +529,84 @@ struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
 			       struct ibv_cq_init_attr_ex *attr)
 {
 	return create_cq_common(context, attr);
+}
+
+void cq_take_ring(Cq *cq, struct softhca_cqe *ring, uint32_t log_size,
+		  uint32_t base, uint32_t pi)
+{
+	/* the CQEs before pi are the card's last in the old ring */
+	from_device_barrier();
+	for (uint32_t j = cq->ci; j != pi; j++) {
+		const struct softhca_cqe *from = cq_slot(cq, j);
+		struct softhca_cqe *to =
+			&ring[softhca_cq_slot(j, base, log_size)];
+
+		memcpy(to, from, sizeof(*to));
+		to->op_own = static_cast<uint8_t>(
+			(from->op_own & ~SOFTHCA_CQE_OWNER) |
+			softhca_cq_owner(j, base, log_size));
+	}
+	cq->ring = ring;
+	cq->log_size = log_size;
+	cq->base = base;
+}
+
+/*
+ * ibv_resize_cq: a new ring, RESIZE_CQ, and under the CQ's lock the CQEs
+ * the card wrote into the old ring before it switched move to the new
+ * one (cq_take_ring()), which then takes over; the old one is freed. The
+ * card says where it switched in its answer (RESIZE_CQ in softhca_prm.h);
+ * mlx5's provider moves its CQEs the same way, up to the RESIZE CQE its
+ * HCA writes (mlx5_cq_resize_copy_cqes()).
+ */
+int resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	Cq *cq = to_cq(ibcq);
+	Context *ctx = cq->ctx;
+	WriteCmd<ib_uverbs_resize_cq, softhca_resize_cq_req> cmd = {};
+	WriteResp<ib_uverbs_resize_cq_resp, softhca_resize_cq_resp> resp = {};
+	uint32_t nent =
+		cqe > 0 ? cq_entries_for(static_cast<uint32_t>(cqe)) : 0;
+	DmaBuf buf;
+	int err;
+
+	if (!nent) {
+		softhca_dbg(ctx, "resize_cq: %d CQEs", cqe);
+		return EINVAL;
+	}
+	if (nent == 1u << cq->log_size)
+		return 0; /* that size already (mlx5 does the same) */
+	err = buf.alloc(static_cast<size_t>(nent) * sizeof(struct softhca_cqe),
+			ctx->page_size);
+	if (err)
+		return err;
+	auto *ring = reinterpret_cast<struct softhca_cqe *>(buf.data());
+	/* every CQE starts owned by the card: owner bit of no pass yet */
+	for (uint32_t i = 0; i < nent; i++)
+		ring[i].op_own = SOFTHCA_CQE_OWNER;
+	cmd.drv.buf_addr = reinterpret_cast<uintptr_t>(ring);
+	cmd.drv.cqe_size = sizeof(struct softhca_cqe);
+
+	cq->lock.lock();
+	err = ibv_cmd_resize_cq(
+		ibcq, static_cast<int>(nent - 1),
+		reinterpret_cast<struct ibv_resize_cq *>(&cmd), sizeof(cmd),
+		reinterpret_cast<ib_uverbs_resize_cq_resp *>(&resp),
+		sizeof(resp));
+	if (!err) {
+		if (resp.drv.base != cq->ci)
+			softhca_err(ctx,
+				    "resize_cq: CQ %u switched at %u, consumer "
+				    "index %u",
+				    cq->cqn, resp.drv.base, cq->ci);
+		cq_take_ring(cq, ring, log2_of_pow2(nent), resp.drv.base,
+			     resp.drv.pi);
+		cq->buf = std::move(buf); /* the old ring goes */
+	}
+	cq->lock.unlock();
+	if (err)
+		softhca_dbg(ctx, "resize_cq: the kernel refused (%d)", err);
+	return err;
 }
 
 int destroy_cq(struct ibv_cq *ibcq)

@@ -70,6 +70,7 @@ const struct verbs_context_ops context_ops = [] {
 	ops.query_srq = query_srq;
 	ops.reg_mr = reg_mr;
 	ops.req_notify_cq = req_notify_cq;
+	ops.resize_cq = resize_cq;
 	return ops;
 }();
 

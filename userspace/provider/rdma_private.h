@@ -252,6 +252,8 @@ struct ibv_query_port;
 struct ibv_alloc_pd;
 struct ibv_reg_mr;
 struct ibv_create_cq;
+struct ibv_create_cq_ex;
+struct ibv_resize_cq;
 struct ibv_create_qp;
 struct ibv_modify_qp;
 struct ibv_query_qp;
@@ -296,6 +298,15 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
@@ -363,6 +374,19 @@ template <typename Core>
 struct WriteCmd<Core, void> {
 	struct ib_uverbs_cmd_hdr hdr;
 	alignas(8) unsigned char core[sizeof(Core)];
+};
+
+/*
+ * An extended command (IB_USER_VERBS_EX_CMD_*): the core header, the
+ * extended header, the core payload, then the driver's request
+ * (rdma-core's DECLARE_CMD_EX and DECLARE_DRV_CMD layout).
+ */
+template <typename Core, typename Drv>
+struct ExWriteCmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+	alignas(8) unsigned char core[sizeof(Core)];
+	Drv drv;
 };
 
 template <typename CoreResp, typename Drv>

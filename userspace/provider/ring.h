@@ -42,11 +42,16 @@ constexpr uint32_t cq_entries_for(uint32_t cqe)
 	return cqe >= 0x80000000u ? 0 : align_queue_size(cqe + 1);
 }
 
-/* Is the CQE with op_own @op_own new for consumer index @ci? */
-inline bool cqe_is_new(uint8_t op_own, uint32_t ci, uint32_t log_size)
+/*
+ * Is the CQE with op_own @op_own new for consumer index @ci, in a ring of
+ * 2^@log_size CQEs that starts at CQE @base (0, or where RESIZE_CQ put
+ * the ring)?
+ */
+inline bool cqe_is_new(uint8_t op_own, uint32_t ci, uint32_t log_size,
+		       uint32_t base = 0)
 {
-	return softhca_ring_entry_valid(op_own & SOFTHCA_CQE_OWNER, ci,
-					log_size);
+	return (op_own & SOFTHCA_CQE_OWNER) ==
+	       softhca_cq_owner(ci, base, log_size);
 }
 
 } // namespace softhca

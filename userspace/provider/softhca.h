@@ -156,7 +156,8 @@ struct Cq {
 	DmaBuf buf;
 	struct softhca_cqe *ring;
 	uint32_t log_size;
-	uint32_t ci; /* consumer index */
+	uint32_t base; /* the ring starts at CQE base (resize_cq) */
+	uint32_t ci;   /* consumer index */
 	uint32_t cqn;
 	uint32_t arm_sn; /* sequence number of the next arm */
 	Dbrec<struct softhca_cq_dbrec> db;
@@ -374,7 +375,13 @@ int req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void cq_event(struct ibv_cq *cq);
 /* The pieces of poll_cq and req_notify_cq, for tests. */
 int cq_poll(Cq *cq, int ne, struct ibv_wc *wc);
-void cq_arm(Cq *cq, bool solicited);
+/*
+ * Write the arm word and the UAR's CQ doorbell; true when a CQE already
+ * waits (the card raises the event only through cq_doorbell()).
+ */
+bool cq_arm(Cq *cq, bool solicited);
+/* Ring the card's CQ doorbell (SOFTHCA_CQ_DB_IOCTL on the wake-up file). */
+void cq_doorbell(Cq *cq);
 void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
 	       struct ibv_wc *wc);
 /*
@@ -382,6 +389,15 @@ void cqe_to_wc(const struct softhca_cqe *cqe, const QpTable &qps,
  * destroyed or reset), returning the SRQ WQEs of its receives to @srq.
  */
 void cq_clean(Cq *cq, uint32_t qpn, Srq *srq);
+int resize_cq(struct ibv_cq *cq, int cqe);
+/*
+ * After RESIZE_CQ (which started the new ring at CQE @base and writes
+ * CQEs @pi and later to it): move the CQEs [ci, pi) still in @cq's ring
+ * to their slots in @ring (2^@log_size CQEs), with its owner bits, and
+ * make @ring the CQ's.
+ */
+void cq_take_ring(Cq *cq, struct softhca_cqe *ring, uint32_t log_size,
+		  uint32_t base, uint32_t pi);
 /* Check @attr for create_cq_ex and install the ibv_cq_ex poll functions. */
 int cq_ex_setup(Cq *cq, const struct ibv_cq_init_attr_ex *attr);
 

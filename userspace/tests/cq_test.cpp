@@ -20,6 +20,7 @@ struct FakeCq {
 	QpTable qps = {};
 	Qp qp = {};
 	uint32_t pi = 0;
+	uint32_t base = 0; /* the card's: where its ring starts */
 
 	explicit FakeCq(uint32_t log) : ring(1u << log)
 	{
@@ -54,7 +55,7 @@ struct FakeCq {
 			     uint8_t status = SOFTHCA_CQE_ST_SUCCESS,
 			     uint8_t flags = 0, uint32_t imm = 0)
 	{
-		softhca_cqe &c = ring[pi & (ring.size() - 1)];
+		softhca_cqe &c = ring[softhca_cq_slot(pi, base, cq.log_size)];
 
 		c.qpn = htole32(0x42);
 		c.byte_cnt = htole32(bytes);
@@ -64,9 +65,26 @@ struct FakeCq {
 		c.flags = flags;
 		c.imm = htobe32(imm);
 		c.vendor_err = htole32(status ? 0x77 : 0);
-		c.op_own = softhca_ring_owner(pi, cq.log_size);
+		c.op_own = softhca_cq_owner(pi, base, cq.log_size);
 		pi++;
 		return c;
+	}
+
+	/*
+	 * What RESIZE_CQ does: the card's new ring of 2^@log entries starts
+	 * at the consumer index (base), and the provider takes it over.
+	 */
+	void resize(uint32_t log)
+	{
+		std::vector<softhca_cqe> next(1u << log);
+
+		for (auto &c : next) {
+			memset(&c, 0, sizeof(c));
+			c.op_own = SOFTHCA_CQE_OWNER;
+		}
+		base = cq.ci;
+		cq_take_ring(&cq, next.data(), log, base, pi);
+		ring = std::move(next); /* the same buffer, now the CQ's */
 	}
 };
 
@@ -182,14 +200,67 @@ TEST(CqArm, WritesTheArmWordWithSnAndCi)
 	f.produce(SOFTHCA_CQE_OP_SEND, 0, 0);
 	f.produce(SOFTHCA_CQE_OP_SEND, 1, 0);
 	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 2);
-	cq_arm(&f.cq, false);
+	EXPECT_FALSE(cq_arm(&f.cq, false)); /* nothing waits */
 	uint32_t arm = le32toh(f.db.arm);
 	EXPECT_EQ(arm, softhca_cq_arm(0, 0, 2));
 	f.cq.arm_sn++; /* what cq_event does */
-	cq_arm(&f.cq, true);
+	EXPECT_FALSE(cq_arm(&f.cq, true));
 	arm = le32toh(f.db.arm);
 	EXPECT_EQ(softhca_cq_arm_sn(arm), 1u);
 	EXPECT_TRUE(arm & SOFTHCA_CQ_ARM_SOLICITED);
+	/* a CQE the card wrote before the arm: the doorbell is needed */
+	f.produce(SOFTHCA_CQE_OP_SEND, 2, 0);
+	EXPECT_TRUE(cq_arm(&f.cq, false));
+	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 1);
+	EXPECT_FALSE(cq_arm(&f.cq, false));
+}
+
+/* wr_ids 1000 + i for WQE counters i of the fake QP (8 of them) */
+static void expect_wr_ids(const ibv_wc *wc, int n, uint64_t first)
+{
+	for (int i = 0; i < n; i++) {
+		EXPECT_EQ(wc[i].status, IBV_WC_SUCCESS) << i;
+		EXPECT_EQ(wc[i].wr_id, 1000 + (first + i) % 8) << i;
+	}
+}
+
+TEST(CqResize, NewRingTakesOverAtTheConsumerIndex)
+{
+	FakeCq f(3);
+	ibv_wc wc[8];
+
+	for (uint16_t i = 0; i < 6; i++)
+		f.produce(SOFTHCA_CQE_OP_SEND, i, 0);
+	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 2);
+	expect_wr_ids(wc, 2, 0);
+	/* smaller: the 4 unpolled CQEs just fit, moved to slots 0..3 */
+	f.resize(2);
+	EXPECT_EQ(f.cq.base, 2u);
+	for (uint32_t j = 2; j < 6; j++)
+		EXPECT_EQ(f.ring[j - 2].op_own & SOFTHCA_CQE_OWNER, 0) << j;
+	ASSERT_EQ(cq_poll(&f.cq, 2, wc), 2);
+	expect_wr_ids(wc, 2, 2);
+	/* the card writes on into the new ring, its second pass */
+	f.produce(SOFTHCA_CQE_OP_SEND, 6, 0);
+	f.produce(SOFTHCA_CQE_OP_SEND, 7, 0);
+	ASSERT_EQ(cq_poll(&f.cq, 8, wc), 4);
+	expect_wr_ids(wc, 4, 4);
+	EXPECT_EQ(cq_poll(&f.cq, 8, wc), 0);
+	EXPECT_EQ(le32toh(f.db.ci), 8u);
+	/* larger, with nothing waiting, then around it once and more */
+	f.resize(4);
+	EXPECT_EQ(f.cq.base, 8u);
+	for (uint32_t round = 0; round < 5; round++) {
+		for (uint16_t i = 0; i < 7; i++)
+			f.produce(SOFTHCA_CQE_OP_SEND, (8 + round * 7 + i) % 8,
+				  0);
+		ASSERT_EQ(cq_poll(&f.cq, 8, wc), 7) << round;
+		expect_wr_ids(wc, 7, 8 + round * 7);
+	}
+	/* arming sees a CQE waiting in the new ring by its owner bit */
+	EXPECT_FALSE(cq_arm(&f.cq, false));
+	f.produce(SOFTHCA_CQE_OP_SEND, 3, 0);
+	EXPECT_TRUE(cq_arm(&f.cq, false));
 }
 
 TEST(CqPoll, UdReceiveHasTheGrhAndTheSender)
@@ -325,10 +396,13 @@ TEST(CqEx, SetupRefusesWhatTheCardCannotDo)
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
 	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
-	a.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
-	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
+	a.flags =
+		IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN; /* the card's overrun flag */
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), 0);
 	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 	EXPECT_EQ(cq_ex_setup(&f.cq, &a), 0);
+	a.flags = 1u << 7; /* unknown */
+	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
 	a.comp_mask = 1u << 5; /* unknown */
 	EXPECT_EQ(cq_ex_setup(&f.cq, &a), EOPNOTSUPP);
 }

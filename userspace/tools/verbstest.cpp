@@ -157,6 +157,8 @@ struct QpOpts {
 	uint32_t max_sge = 16;
 	uint32_t max_inline = 128;
 	int cq_entries = 256;
+	ibv_cq *a_cq =
+		nullptr; /* A's CQ, made by the caller (else made here) */
 	bool channel = false;
 	ibv_mtu mtu = IBV_MTU_1024;
 	uint32_t psn = 0;	  /* the first PSN of both directions */
@@ -177,7 +179,9 @@ struct Pair {
 	{
 		if (o.channel)
 			ch = ibv_create_comp_channel(d.ctx);
-		cqa = ibv_create_cq(d.ctx, o.cq_entries, nullptr, nullptr, 0);
+		cqa = o.a_cq ? o.a_cq
+			     : ibv_create_cq(d.ctx, o.cq_entries, nullptr, ch,
+					     0);
 		cqb = ibv_create_cq(d.ctx, 256, nullptr, ch,
 				    d.ctx->num_comp_vectors - 1);
 		a = make_qp(cqa, nullptr);
@@ -196,7 +200,8 @@ struct Pair {
 			ibv_destroy_qp(a);
 		if (b)
 			ibv_destroy_qp(b);
-		ibv_destroy_cq(cqa);
+		if (!o.a_cq)
+			ibv_destroy_cq(cqa);
 		ibv_destroy_cq(cqb);
 		if (ch)
 			ibv_destroy_comp_channel(ch);
@@ -696,6 +701,27 @@ bool async_event(ibv_context *ctx, ibv_event_type type, ibv_qp *qp, int ms)
 	return false;
 }
 
+/* Is there an async event of @type for @cq within @ms? */
+bool async_cq_event(ibv_context *ctx, ibv_event_type type, ibv_cq *cq, int ms)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		pollfd pfd = { ctx->async_fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		bool hit = ev.event_type == type && ev.element.cq == cq;
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
 void expect_error(const std::string &name, Dev &d, QpOpts o,
 		  const std::function<void(Pair &, Buf &, Buf &)> &post,
 		  ibv_wc_status want_a, ibv_wc_status want_b_recv,
@@ -1020,6 +1046,38 @@ void test_retry()
 
 /* ---- events: completion channels and solicited-only arming --------- */
 
+/* The card's producer index of CQ @cqn (debugfs), or -1. */
+long card_cq_pi(uint32_t cqn)
+{
+	std::string path = "/sys/kernel/debug/softhca/" + dev_name + "/cqs";
+	FILE *f = fopen(path.c_str(), "r");
+	char line[512];
+	long pi = -1;
+
+	while (f && pi < 0 && fgets(line, sizeof(line), f)) {
+		unsigned int n, v;
+		const char *at = strstr(line, " pi ");
+
+		if (sscanf(line, "cqn %u", &n) == 1 && n == cqn && at &&
+		    sscanf(at, " pi %u", &v) == 1)
+			pi = v;
+	}
+	if (f)
+		fclose(f);
+	return pi;
+}
+
+/* Wait until the card has written @n CQEs into CQ @cqn. */
+bool wait_card_pi(uint32_t cqn, long n)
+{
+	double end = now_ms() + kDeadlineMs;
+
+	while (card_cq_pi(cqn) < n)
+		if (now_ms() > end)
+			return false;
+	return true;
+}
+
 bool wait_event(ibv_comp_channel *ch, ibv_cq *cq, int ms)
 {
 	pollfd pfd = { ch->fd, POLLIN, 0 };
@@ -1082,6 +1140,185 @@ void test_events()
 	poll_n(p.cqa, 1);
 }
 
+/*
+ * Arming a CQ that already holds unpolled CQEs raises the event at once,
+ * as an mlx5 HCA does for an arm below its producer index: the provider
+ * sees the CQE after writing the arm word and rings the card's CQ
+ * doorbell. A receive's CQE is written before the responder's ACK, so
+ * once the sender's completion is polled it is in B's CQ.
+ */
+void test_arm_pending()
+{
+	Dev d;
+	QpOpts o;
+	o.channel = true;
+	Pair p(d, o);
+	Buf b(d.pd, 65536, kAllAccess);
+	auto complete = [&](uint64_t id, int flags) {
+		post_recv(p.b, { { b.addr(4096), 64, b.mr->lkey } }, id);
+		post_send(p.a, IBV_WR_SEND, { { b.addr(), 64, b.mr->lkey } },
+			  id, flags);
+		return poll_n(p.cqa, 1).size() == 1;
+	};
+	std::string why;
+
+	/* a CQE waits, then the arm: an event, in each of 10 rounds */
+	for (int i = 0; i < 10 && why.empty(); i++) {
+		if (!complete(i, IBV_SEND_SIGNALED))
+			why = "no send completion in round " + str(i);
+		ibv_req_notify_cq(p.cqb, 0);
+		if (why.empty() && !wait_event(p.ch, p.cqb, kDeadlineMs))
+			why = "no event for the waiting CQE in round " + str(i);
+		if (why.empty() && poll_n(p.cqb, 1).size() != 1)
+			why = "no CQE in round " + str(i);
+	}
+	result(why.empty(), "events.arm-with-cqe-waiting-fires-at-once", why);
+
+	/* solicited only: a waiting unsolicited CQE is no reason */
+	complete(100, IBV_SEND_SIGNALED);
+	ibv_req_notify_cq(p.cqb, 1);
+	result(!wait_event(p.ch, p.cqb, 300),
+	       "events.solicited-arm-ignores-waiting-unsolicited");
+	/* (that arm stands: a solicited CQE fires it as it is written) */
+	complete(101, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
+	bool fired = wait_event(p.ch, p.cqb, kDeadlineMs);
+	poll_n(p.cqb, 2);
+	/* not armed when a solicited CQE comes; then a solicited arm */
+	complete(102, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED);
+	ibv_req_notify_cq(p.cqb, 1);
+	result(fired && wait_event(p.ch, p.cqb, kDeadlineMs),
+	       "events.solicited-arm-with-solicited-waiting-fires",
+	       fired ? "no event" : "no event for the standing arm");
+	poll_n(p.cqb, 1);
+
+	/* polled empty before the arm: quiet until the next CQE */
+	ibv_req_notify_cq(p.cqb, 0);
+	bool early = wait_event(p.ch, p.cqb, 200);
+	complete(102, IBV_SEND_SIGNALED);
+	result(!early && wait_event(p.ch, p.cqb, kDeadlineMs),
+	       "events.arm-on-empty-cq-waits-for-next-cqe",
+	       early ? "an event with nothing waiting" : "no event");
+	poll_n(p.cqb, 1);
+}
+
+/* ---- resizing a CQ -------------------------------------------------- */
+
+/*
+ * ibv_resize_cq with completions waiting: none lost, none twice, in
+ * order, whether the new ring is larger or smaller; a ring too small for
+ * what waits is refused and the CQ stays as it was; an arm survives.
+ * A's completions are RDMA WRITEs numbered by wr_id.
+ */
+void test_resize()
+{
+	Dev d;
+	QpOpts o;
+	o.cq_entries = 16;
+	o.max_wr = 32;
+	o.channel = true;
+	Pair p(d, o);
+	Buf b(d.pd, 4096, kAllAccess);
+	uint32_t cqn = softhca::to_cq(p.cqa)->cqn;
+	uint64_t next_post = 0, next_poll = 0;
+	long written = 0;
+	std::string why;
+	auto post = [&](int n) {
+		for (int i = 0; i < n && why.empty(); i++)
+			if (post_send(p.a, IBV_WR_RDMA_WRITE,
+				      { { b.addr(), 8, b.mr->lkey } },
+				      next_post++, IBV_SEND_SIGNALED,
+				      b.addr(2048), b.mr->rkey))
+				why = "post " + str(next_post - 1) + " failed";
+		written += n;
+		if (why.empty() && !wait_card_pi(cqn, written))
+			why = "the card wrote " + str(card_cq_pi(cqn)) +
+			      " CQEs, want " + str(written);
+	};
+	auto take = [&](size_t n) {
+		auto wa = poll_n(p.cqa, n);
+		ibv_wc extra;
+
+		if (!n && ibv_poll_cq(p.cqa, 1, &extra) == 1)
+			wa.push_back(extra);
+		for (auto &wc : wa)
+			if (why.empty() && (wc.status != IBV_WC_SUCCESS ||
+					    wc.wr_id != next_poll++))
+				why = "completion " + wc_desc(wc) +
+				      ", want wr_id " + str(next_poll - 1);
+		if (why.empty() && wa.size() != n)
+			why = str(wa.size()) + " completions, want " + str(n);
+	};
+	auto resize = [&](int cqe, int want_err, int want_cqe) {
+		int err = ibv_resize_cq(p.cqa, cqe);
+		if (why.empty() && (err != want_err || p.cqa->cqe != want_cqe))
+			why = "resize to " + str(cqe) + ": " + str(err) +
+			      ", cqe " + str(p.cqa->cqe);
+	};
+
+	post(10); /* 10 of the ring's 32 */
+	take(3);
+	resize(100, 0, 127); /* 7 waiting move */
+	post(20);
+	take(27);
+	take(0);
+	result(why.empty(), "cq.resize-larger-with-cqes-waiting", why);
+
+	why.clear();
+	post(15);
+	take(5);
+	resize(20, 0, 31); /* 10 waiting, smaller */
+	post(10);
+	take(20);
+	take(0);
+	result(why.empty(), "cq.resize-smaller-with-cqes-waiting", why);
+
+	why.clear();
+	post(20); /* 20 waiting do not fit 8 */
+	resize(4, EINVAL, 31);
+	take(20);
+	take(0);
+	result(why.empty(), "cq.resize-too-small-for-waiting-einval", why);
+
+	/* an arm made before the resize fires for a CQE after it */
+	why.clear();
+	ibv_req_notify_cq(p.cqa, 0);
+	resize(200, 0, 255);
+	post(1);
+	if (why.empty() && !wait_event(p.ch, p.cqa, kDeadlineMs))
+		why = "no event";
+	take(1);
+	result(why.empty(), "cq.resize-keeps-the-arm", why);
+}
+
+/* ---- CQ numbers ---------------------------------------------------- */
+
+/*
+ * The card gives CQ numbers cyclically: a destroyed CQ's number is not
+ * the next CQ's, so a completion event of the old CQ still on its way
+ * cannot be taken for the new one's.
+ */
+void test_cq_numbers()
+{
+	Dev d;
+	std::vector<uint32_t> seen;
+	std::string why;
+
+	for (int i = 0; i < 4 && why.empty(); i++) {
+		ibv_cq *cq = ibv_create_cq(d.ctx, 16, nullptr, nullptr, 0);
+
+		if (!cq) {
+			why = std::string("create: ") + strerror(errno);
+			break;
+		}
+		uint32_t cqn = softhca::to_cq(cq)->cqn;
+		if (std::find(seen.begin(), seen.end(), cqn) != seen.end())
+			why = "CQ number " + str(cqn) + " given again";
+		seen.push_back(cqn);
+		ibv_destroy_cq(cq);
+	}
+	result(why.empty(), "cq.destroyed-number-not-given-again", why);
+}
+
 /* ---- CQ overrun ---------------------------------------------------- */
 
 void test_overrun()
@@ -1109,6 +1346,77 @@ void test_overrun()
 		ibv_ack_async_event(&ev);
 	}
 	result(event, "cq.overrun-cq-error-event");
+}
+
+/*
+ * IGNORE_OVERRUN: a consumer that accepts losing completions. Five sends
+ * complete into a CQ of two entries nobody polls: no CQ error, the QP
+ * goes on, and the card kept writing around the ring, so what is there
+ * is what the owner bits say: the fifth completion in slot 0 (the pass
+ * the consumer at 0 expects), the fourth in slot 1 of a later pass. A
+ * sixth completion lands where the consumer looks next.
+ */
+void test_overrun_ignored()
+{
+	Dev d;
+	ibv_cq_init_attr_ex ca = {};
+
+	ca.cqe = 1;
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	ibv_cq_ex *cqx = ibv_create_cq_ex(d.ctx, &ca);
+	int err = errno;
+
+	result(cqx != nullptr, "cq.ignore-overrun-create",
+	       std::string("create_cq_ex: ") + strerror(err));
+	if (!cqx)
+		return;
+	ibv_cq *cq = ibv_cq_ex_to_cq(cqx);
+	uint32_t cqn = softhca::to_cq(cq)->cqn;
+	std::string why;
+	{
+		QpOpts o;
+		o.a_cq = cq;
+		Pair p(d, o);
+		Buf b(d.pd, 4096, kAllAccess);
+
+		for (int i = 0; i < 6; i++)
+			post_recv(p.b, { { b.addr(2048), 64, b.mr->lkey } }, i);
+		for (int i = 0; i < 5; i++)
+			post_send(p.a, IBV_WR_SEND,
+				  { { b.addr(), 8, b.mr->lkey } }, i);
+		if (!wait_card_pi(cqn, 5))
+			why = "the card wrote " + str(card_cq_pi(cqn)) +
+			      " CQEs, not 5";
+		auto wa = poll_n(cq, 2, 200);
+		if (why.empty() && (wa.size() != 1 || wa[0].wr_id != 4 ||
+				    wa[0].status != IBV_WC_SUCCESS))
+			why = "after 5 completions into 2 entries: " +
+			      str(wa.size()) + " completions" +
+			      (wa.empty() ? "" : ", " + wc_desc(wa[0])) +
+			      " (want the fifth alone)";
+		if (why.empty() &&
+		    async_cq_event(d.ctx, IBV_EVENT_CQ_ERR, cq, 300))
+			why = "a CQ error event";
+		ibv_qp_attr qa;
+		ibv_qp_init_attr qi;
+		if (why.empty() && (ibv_query_qp(p.a, &qa, IBV_QP_STATE, &qi) ||
+				    qa.qp_state != IBV_QPS_RTS))
+			why = "the QP left RTS";
+		if (why.empty()) {
+			post_send(p.a, IBV_WR_SEND,
+				  { { b.addr(), 8, b.mr->lkey } }, 5);
+			wa = poll_n(cq, 1);
+			if (wa.size() != 1 || wa[0].wr_id != 5 ||
+			    wa[0].status != IBV_WC_SUCCESS)
+				why = "the sixth: " +
+				      (wa.empty() ? "none" : wc_desc(wa[0]));
+		}
+		poll_n(p.cqb, 6);
+	}
+	result(why.empty(), "cq.ignore-overrun-writes-on", why);
+	ibv_destroy_cq(cq);
 }
 
 /* ---- UC semantics --------------------------------------------------- */
@@ -2139,7 +2447,26 @@ void test_wake_file()
 		bool ok = write_roundtrip(*d, p, &why);
 		result(ok, "wake.then-write", why);
 	}
-	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x81), 0);
+	{
+		/* the CQ doorbell: the context's own CQs only */
+		Dev other;
+		ibv_cq *mine = ibv_create_cq(d->ctx, 4, nullptr, nullptr, 0);
+		ibv_cq *theirs =
+			ibv_create_cq(other.ctx, 4, nullptr, nullptr, 0);
+		int own = wake_call(fd, SOFTHCA_CQ_DB_IOCTL,
+				    softhca::to_cq(mine)->cqn);
+		int foreign = wake_call(fd, SOFTHCA_CQ_DB_IOCTL,
+					softhca::to_cq(theirs)->cqn);
+		int none = wake_call(fd, SOFTHCA_CQ_DB_IOCTL, SOFTHCA_CQN_NONE);
+
+		result(own == 0 && foreign == EINVAL && none == EINVAL,
+		       "wake.cq-doorbell-own-cqs-only",
+		       "own " + str(own) + " other context's " + str(foreign) +
+			       " no CQ " + str(none));
+		ibv_destroy_cq(theirs);
+		ibv_destroy_cq(mine);
+	}
+	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x9f), 0);
 	result(e == ENOTTY, "wake.unknown-ioctl-enotty", "errno " + str(e));
 	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 1UL << 32);
 	result(e == EINVAL, "wake.qpn-over-32-bits-einval", "errno " + str(e));
@@ -2699,13 +3026,14 @@ int main(int argc, char **argv)
 	}
 	std::vector<std::string> tests(argv + 3, argv + argc);
 	if (tests.empty())
-		tests = { "integrity",	 "imm",	     "unsignaled",
-			  "wrap",	 "errors",   "flush",
-			  "rnr",	 "retry",    "events",
-			  "overrun",	 "uc",	     "psn",
-			  "large",	 "stale",    "wake",
-			  "garbage",	 "cross",    "atomic-inline",
-			  "event-flood", "iova-wrap" };
+		tests = { "integrity",	 "imm",	      "unsignaled",
+			  "wrap",	 "errors",    "flush",
+			  "rnr",	 "retry",     "events",
+			  "overrun",	 "uc",	      "psn",
+			  "large",	 "stale",     "wake",
+			  "garbage",	 "cross",     "atomic-inline",
+			  "event-flood", "iova-wrap", "cq-numbers",
+			  "resize" };
 	for (auto &t : tests) {
 		if (t == "integrity") {
 			test_integrity(IBV_QPT_RC, 60);
@@ -2726,8 +3054,10 @@ int main(int argc, char **argv)
 			test_retry();
 		} else if (t == "events") {
 			test_events();
+			test_arm_pending();
 		} else if (t == "overrun") {
 			test_overrun();
+			test_overrun_ignored();
 		} else if (t == "uc") {
 			test_uc();
 		} else if (t == "psn") {
@@ -2755,6 +3085,10 @@ int main(int argc, char **argv)
 			test_ud();
 		} else if (t == "srq") {
 			test_srq();
+		} else if (t == "cq-numbers") {
+			test_cq_numbers();
+		} else if (t == "resize") {
+			test_resize();
 		} else if (t == "cmd-timeout") {
 			test_cmd_timeout();
 		} else if (t == "uar-zap") {
