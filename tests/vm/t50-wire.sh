@@ -228,6 +228,39 @@ done
 interop rxe "" rxe0 "$g_rxe" 10.5.0.1 sa softhca50 "$g50" 10.5.0.2
 interop pair "" softhca60 "$g60" 10.6.0.1 sb softhca61 "$g61" 10.6.0.2
 
+# rping through rdma_cm across the wire (the CM's MADs on the GSI QPs,
+# then RDMA READ and WRITE of the ping buffer): <count> pings of 4000
+# bytes, each verified on both sides (-V), from each end to the other.
+# rping_wire <case> <server netns> <client netns> <server IP>
+rping_wire() {
+	local name=$1 sns=$2 cns=$3 ip=$4 n=20 i rc src srv
+	local slog=$LOGS/$GROUP.$1.server.log clog=$LOGS/$GROUP.$1.client.log
+	logmap "$name" "$clog"
+	nsx "$sns" timeout 120 rping -s -a "$ip" -C $n -S 4000 -V -v >"$slog" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 300; i++)); do
+		nsx "$sns" rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN" && break
+		kill -0 $srv 2>/dev/null || break
+		sleep 0.1
+	done
+	nsx "$cns" timeout 120 rping -c -a "$ip" -C $n -S 4000 -V -v >"$clog" 2>&1
+	rc=$?
+	wait $srv
+	src=$?
+	if [ $rc -eq 0 ] && [ $src -eq 0 ] &&
+		[ "$(grep -c '^ping data: rdma-ping-' "$clog")" -eq $n ] &&
+		[ "$(grep -c '^server ping data: rdma-ping-' "$slog")" -eq $n ] &&
+		! grep -qi mismatch "$clog" "$slog"; then
+		pass "$name"
+	else
+		fail "$name" "client exit $rc, server exit $src: $(tail -n 1 "$clog")"
+	fi
+}
+rping_wire rxe.rxe0-serves.rping "" sa 10.5.0.1
+rping_wire rxe.softhca50-serves.rping sa "" 10.5.0.2
+rping_wire pair.softhca60-serves.rping "" sb 10.6.0.1
+rping_wire pair.softhca61-serves.rping sb "" 10.6.0.2
+
 # Checked transfers: each way, every opcode, sizes to 16 MiB.
 check_tool timeout 1200 "$W" softhca50 "$g50" rxe0 "$g_rxe" mtu=4096 \
 	name=rxe.softhca-first stream=30 burst atomics ud rnr access peer-gone
