@@ -9,6 +9,7 @@
 
 #include "../include/softhca_abi.h"
 #include "softhca.h"
+#include "softhca_compat.h"
 
 /* Unregistrations the driver queues (netdev removal) run here. */
 struct workqueue_struct *softhca_wq;
@@ -46,7 +47,7 @@ static const struct ib_device_ops softhca_dev_ops = {
 	.alloc_pd = softhca_alloc_pd,
 	.alloc_ucontext = softhca_alloc_ucontext,
 	.create_ah = softhca_create_ah,
-	.create_cq = softhca_create_cq,
+	.create_cq = SOFTHCA_CREATE_CQ_OP,
 	.create_qp = softhca_create_qp,
 	.create_srq = softhca_create_srq,
 	.create_user_ah = softhca_create_ah,
