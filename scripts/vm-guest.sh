@@ -43,7 +43,7 @@ for m in ib_core ib_uverbs rdma_ucm; do
 	modprobe $m || { echo "vm-guest: modprobe $m failed"; finish 204; }
 done
 if [ "$(arg load)" != 0 ]; then
-	insmod "$top/kernel/softhca.ko" || { echo "vm-guest: insmod softhca.ko failed"; finish 203; }
+	insmod "${SOFTHCA_KO:-$top/kernel/softhca.ko}" || { echo "vm-guest: insmod softhca.ko failed"; finish 203; }
 fi
 
 echo "vm-guest: running $script"

@@ -8,7 +8,8 @@
 # The guest sees the host's root file system read-only (9p) under a tmpfs
 # overlay, so it runs this checkout's module, provider and tools and the
 # host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
-# loaded before the script runs (-n: not softhca.ko); -e exports a variable
+# loaded before the script runs (-n: not softhca.ko; the one built for the
+# kernel booted, $SOFTHCA_KO, also exported); -e exports a variable
 # to it; -v also shows the console; SOFTHCA_VM_APPEND adds guest kernel
 # parameters for experiments (e.g. mitigations=off). The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
@@ -50,9 +51,13 @@ out=${out:-$SOFTHCA_CACHE/vm/last}
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
-for e in "${envs[@]}"; do
-	printf 'export %q\n' "$e"
-done > "$out/env"
+{
+	# the module built for this kernel (scripts/config.sh)
+	printf 'export %q\n' "SOFTHCA_KO=$SOFTHCA_KO"
+	for e in "${envs[@]}"; do
+		printf 'export %q\n' "$e"
+	done
+} > "$out/env"
 
 # The initramfs: busybox and the modules that mount the host root.
 initrd=$SOFTHCA_CACHE/vm/initramfs-$SOFTHCA_KVER.cpio

@@ -3,7 +3,10 @@
 # Boot the test VM once and run the VM integration tests (tests/vm/t*.sh,
 # or the groups named in $SOFTHCA_VM_TESTS). Results go to
 # .cache/vm/tests.results, and are appended to $SOFTHCA_RESULTS when set;
-# the run's files stay in .cache/vm/tests.
+# the run's files stay in .cache/vm/tests. SOFTHCA_KSERIES=6.12 boots
+# Debian 12's 6.12 kernel with the module built for it: its files go to
+# .cache/vm/tests-k612(.results), and every name below and every group's
+# ends in -k612 (vm.kernel-log-clean-k612, vm.t30-datapath-k612.*).
 #
 # Besides the groups' own checks:
 #   vm.kernel-log-clean      the guest kernel log was read and has no report
@@ -20,7 +23,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
-out=$SOFTHCA_CACHE/vm/tests
+tag=$SOFTHCA_VM_TAG
+out=$SOFTHCA_CACHE/vm/tests$tag
 res=$out.results
 mkdir -p "$SOFTHCA_CACHE/vm"
 : > "$res"
@@ -35,7 +39,7 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 		if [ -f "$g" ] || [ -f "$SOFTHCA_TOP/$g" ]; then
 			sel+=("$g")
 		else
-			fail "vm.$(basename "$g" .sh).group-not-found"
+			fail "vm.$(basename "$g" .sh)$tag.group-not-found"
 		fi
 	done
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
@@ -44,18 +48,18 @@ else
 	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do sel+=("tests/vm/$(basename "$g")"); done
 fi
 names=()
-for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)"); done
+for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)$tag"); done
 
 rc=none
 if [ ${#sel[@]} -gt 0 ]; then
 	. "$SOFTHCA_TOP/scripts/progress.sh"
 	# progress: checks recorded so far, out of the last run's (same groups)
-	key=progress/vm-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
+	key=progress/vm-tests$tag${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
 	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
 	softhca_progress_start "$key" "VM tests" checks "" \
 		"grep -c '^[PF]' '$out/results'"
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
-		-e "SOFTHCA_VM_TESTS=${sel[*]}" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
+		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_VM_TAG=$tag" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
 	softhca_progress_stop ok
 fi
@@ -70,27 +74,27 @@ v() { sed -n "s/^$1 //p" "$out/verdict" 2>/dev/null; }
 if [ "$rc" = none ]; then
 	:
 elif [ ! -f "$out/verdict" ]; then
-	fail "vm.run-failed-exit-$rc"
+	fail "vm.run-failed-exit-$rc$tag"
 else
 	st=$(v guest-status)
-	[ "$(v timeout)" = yes ] && fail vm.timeout
+	[ "$(v timeout)" = yes ] && fail "vm.timeout$tag"
 	case $st in
-	none) fail vm.guest-no-status ;;
+	none) fail "vm.guest-no-status$tag" ;;
 	0) ;;
 	1) grep -q '^FAIL' "$out/results" 2>/dev/null ||
-		fail vm.guest-exit-1-without-failure ;;
-	*) fail "vm.guest-exit-$st" ;;
+		fail "vm.guest-exit-1-without-failure$tag" ;;
+	*) fail "vm.guest-exit-$st$tag" ;;
 	esac
 	if [ "$(v kernel-log)" = clean ]; then
-		echo "PASS vm.kernel-log-clean" >> "$res"
+		echo "PASS vm.kernel-log-clean$tag" >> "$res"
 	else
-		fail vm.kernel-log-clean
-		echo "vm.kernel-log-clean $out/dmesg.txt" >> "$out.logs"
+		fail "vm.kernel-log-clean$tag"
+		echo "vm.kernel-log-clean$tag $out/dmesg.txt" >> "$out.logs"
 	fi
 fi
 
 # Every expected check of the selected groups reported, and only those.
-scope='^vm\.kernel-log-clean$'
+scope="^vm\\.kernel-log-clean${tag}\$"
 for n in "${names[@]}"; do scope+="|^vm\\.${n//./\\.}\\."; done
 "$SOFTHCA_TOP/tests/manifest.sh" check "$res" "$scope"
 

@@ -12,6 +12,8 @@ LOGS=$SOFTHCA_OUT/logs
 mkdir -p "$LOGS"
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 BIN=$SOFTHCA_TOP/build/userspace
+# the module built for the kernel booted (scripts/vm-run.sh exports it)
+SOFTHCA_KO=${SOFTHCA_KO:-$SOFTHCA_TOP/kernel/softhca.ko}
 
 # logmap <case> <log>: the case's output is in <log>.
 logmap() {
@@ -165,8 +167,8 @@ restrack_count() {
 # Every group starts with the build tree's module loaded (by vm-guest.sh,
 # or by an earlier group); a failed load here is a failure of the group.
 if ! grep -q '^softhca ' /proc/modules; then
-	insmod "$SOFTHCA_TOP/kernel/softhca.ko" > "$LOGS/$GROUP.module-insmod.log" 2>&1 ||
-		fail module-insmod "insmod $SOFTHCA_TOP/kernel/softhca.ko failed"
+	insmod "$SOFTHCA_KO" > "$LOGS/$GROUP.module-insmod.log" 2>&1 ||
+		fail module-insmod "insmod $SOFTHCA_KO failed"
 fi
 
 # check_tool <command...>: a test program printing "PASS <case>" and

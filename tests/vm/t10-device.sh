@@ -5,7 +5,8 @@
 # installed provider, rmmod.
 . "$SOFTHCA_TOP/tests/vm/lib.sh"
 
-# The module running is this build's kernel/softhca.ko: the GNU build ID in
+# The module running is this build's softhca.ko ($SOFTHCA_KO, the one built
+# for the kernel booted: kernel/softhca.ko on 6.1): the GNU build ID in
 # its ELF notes is the one the kernel keeps for the loaded module.
 loaded_build_id() {
 	# the raw note: namesz, descsz, type (4 bytes each), "GNU\0", the ID
@@ -16,9 +17,9 @@ file_build_id() {
 }
 module_is_this_build() {
 	local want got
-	want=$(file_build_id "$SOFTHCA_TOP/kernel/softhca.ko")
+	want=$(file_build_id "$SOFTHCA_KO")
 	got=$(loaded_build_id)
-	echo "state $(cat /sys/module/softhca/initstate), loaded build ID '$got', kernel/softhca.ko '$want'"
+	echo "state $(cat /sys/module/softhca/initstate), loaded build ID '$got', $SOFTHCA_KO '$want'"
 	[ "$(cat /sys/module/softhca/initstate)" = live ] && [ -n "$want" ] &&
 		[ "$got" = "$want" ]
 }
