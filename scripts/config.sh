@@ -8,7 +8,8 @@
 # whose image the test VM boots and whose headers the module is built
 # against; the newest of the series is looked up once and kept in
 # .cache/kabi (6.1) or .cache/kabi-6.12. Set SOFTHCA_KABI in the
-# environment (or KABI= on the make command line) to pin another one.
+# environment (or KABI= on the make command line) to pin another one of
+# the series.
 #
 # The 6.1 module is built in kernel/ itself; any other series' in a copy
 # of it, build/kernel-<kver>/kernel, so both can stay built side by side.
@@ -37,7 +38,12 @@ softhca_default_kabi() {
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n 1
 }
 
-if [ -z "${SOFTHCA_KABI:-}" ]; then
+# A pinned ABI of the other series (make test runs both) is not this one's.
+case ${SOFTHCA_KABI:-} in
+"$SOFTHCA_KSERIES".*) ;;
+*) SOFTHCA_KABI= ;;
+esac
+if [ -z "$SOFTHCA_KABI" ]; then
 	if [ -f "$softhca_kabi_file" ]; then
 		SOFTHCA_KABI=$(cat "$softhca_kabi_file")
 	else
