@@ -69,18 +69,25 @@ if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ]; then
 	for a in sh mount insmod mkdir sed switch_root cat echo; do
 		ln -s busybox "$r/bin/$a"
 	done
-	# Copy the boot modules with their dependencies, in load order.
+	# Copy the boot modules with their dependencies, in load order. 6.12
+	# builds virtio_pci in and ships its modules xz-compressed, which
+	# busybox's insmod does not read: they are unpacked here.
 	order=()
 	add_mod() {
 		local path dep
-		path=$(awk -F: -v m="/$1.ko" '$1 ~ m"$" {print $1; exit}' "$SOFTHCA_MODDIR/modules.dep")
+		grep -q "/$1\.ko\$" "$SOFTHCA_MODDIR/modules.builtin" && return
+		path=$(awk -F: -v m="/$1.ko" '$1 ~ m "(\\.xz)?$" {print $1; exit}' "$SOFTHCA_MODDIR/modules.dep")
 		[ -n "$path" ] || softhca_die "module $1 not in $SOFTHCA_MODDIR"
 		for dep in $(grep "^$path:" "$SOFTHCA_MODDIR/modules.dep" | cut -d: -f2); do
-			add_mod "$(basename "$dep" .ko)"
+			dep=$(basename "${dep%.xz}")
+			add_mod "${dep%.ko}"
 		done
 		[[ " ${order[*]} " == *" $1 "* ]] && return
 		order+=("$1")
-		cp "$SOFTHCA_MODDIR/$path" "$r/modules/"
+		case $path in
+		*.xz) xz -dc "$SOFTHCA_MODDIR/$path" > "$r/modules/$1.ko" ;;
+		*) cp "$SOFTHCA_MODDIR/$path" "$r/modules/$1.ko" ;;
+		esac
 	}
 	for m in virtio_pci 9pnet_virtio 9p overlay; do add_mod "$m"; done
 	printf '%s\n' "${order[@]}" > "$r/modules/order"
