@@ -50,22 +50,28 @@ summary() {
 	# the manifest: every expected check reported, and only those
 	tests/manifest.sh check "$SOFTHCA_RESULTS" '.'
 	# the logs of checks: the VM's own, then the stages'
-	[ -f "$SOFTHCA_CACHE/vm/tests.logs" ] && cat "$SOFTHCA_CACHE/vm/tests.logs" >> "$logs"
+	for t in tests tests-k612; do
+		[ -f "$SOFTHCA_CACHE/vm/$t.logs" ] && cat "$SOFTHCA_CACHE/vm/$t.logs" >> "$logs"
+	done
 	{
 		echo "lint.checkpatch $SOFTHCA_TOP/build/lint/checkpatch.log"
 		echo "lint.sparse $SOFTHCA_TOP/build/lint/sparse.log"
 		echo "lint.clang-format $SOFTHCA_TOP/build/lint/clang-format.log"
 		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
+		echo "build.module-k612-w1-clean $SOFTHCA_TOP/build/module-k612.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
 		echo "kunit $SOFTHCA_CACHE/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
 			echo "$s $SOFTHCA_TOP/build/logs/$s.log"
 		done
 		echo "vm $SOFTHCA_CACHE/vm/tests/console.log"
+		echo "vm-k612 $SOFTHCA_CACHE/vm/tests-k612/console.log"
 	} >> "$logs"
-	[ -f "$SOFTHCA_CACHE/vm/tests/groups" ] &&
-		awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/tests/groups" >> "$times"
+	for t in tests tests-k612; do
+		[ -f "$SOFTHCA_CACHE/vm/$t/groups" ] &&
+			awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/$t/groups" >> "$times"
+	done
 	echo
 	awk -v logs="$logs" -v times="$times" '
 	function group(n,   p, k) {
@@ -166,11 +172,18 @@ stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 stage kunit scripts/kunit.sh
-rm -f "$SOFTHCA_CACHE/vm/tests/groups" "$SOFTHCA_CACHE/vm/tests.logs"
+rm -f "$SOFTHCA_CACHE"/vm/tests{,-k612}/groups "$SOFTHCA_CACHE"/vm/tests{,-k612}.logs
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else
 	result FAIL vm.not-run-build-failed
+fi
+
+# Debian 12's 6.12 kernel, the series Debian 13 ships (SOFTHCA_KSERIES,
+# scripts/config.sh): its image and headers are fetched, and the module
+# builds W=1- and sparse-clean for it in build/kernel-<kver>.
+if stage build.module-k612 env SOFTHCA_KSERIES=6.12 scripts/build.sh module; then
+	result PASS build.module-k612-w1-clean
 fi
 
 summary
