@@ -24,11 +24,19 @@
 #                   (debhelper, dh-dkms), checked with lintian
 #
 # KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
-# linux-image-amd64 depends on). Caches live in .cache/ (git-ignored).
+# linux-image-amd64 depends on). KSERIES=6.12 builds the module for, and
+# boots the VM tests on, Debian 12's 6.12 kernel instead (the series Debian
+# 13 ships; the module goes to build/kernel-<kver>/kernel/softhca.ko), e.g.
+#   make KSERIES=6.12 module
+#   make KSERIES=6.12 vm-test SOFTHCA_VM_TESTS=tests/vm/t30-datapath.sh
+# Caches live in .cache/ (git-ignored).
 
 SHELL := /bin/bash
 ifdef KABI
 export SOFTHCA_KABI := $(KABI)
+endif
+ifdef KSERIES
+export SOFTHCA_KSERIES := $(KSERIES)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \

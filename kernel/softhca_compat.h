@@ -7,7 +7,10 @@
 #ifndef SOFTHCA_COMPAT_H
 #define SOFTHCA_COMPAT_H
 
+#include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 /* Debian's 6.1 moved the umem block iterator into <rdma/iter.h>. */
 #ifdef SOFTHCA_HAVE_RDMA_ITER_H
@@ -34,6 +37,47 @@ static inline void softhca_vma_mod_flags(struct vm_area_struct *vma,
 	.fill_res_srq_entry_raw = softhca_fill_res_srq_entry_raw,
 #else
 #define SOFTHCA_RES_SRQ_OPS
+#endif
+
+/*
+ * 6.10 made dma_set_max_seg_size() return nothing (it warns when the
+ * device has no DMA parameters); 6.1's returns -EIO then. Both report
+ * that case here as -EIO.
+ */
+static inline int softhca_dma_set_max_seg_size(struct device *dev,
+					       unsigned int size)
+{
+#ifdef SOFTHCA_HAVE_DMA_SEG_SIZE_VOID
+	if (!dev->dma_parms)
+		return -EIO;
+	dma_set_max_seg_size(dev, size);
+	return 0;
+#else
+	return dma_set_max_seg_size(dev, size);
+#endif
+}
+
+/*
+ * 6.12's ib_device_ops.create_cq takes the verb's attribute bundle (NULL
+ * for a kernel CQ), 6.1's the driver's udata (NULL for a kernel CQ).
+ * softhca_create_cq() takes the udata on every kernel; the ops table
+ * points at SOFTHCA_CREATE_CQ_OP.
+ */
+int softhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+
+#ifdef SOFTHCA_HAVE_CREATE_CQ_ATTRS
+static inline int softhca_create_cq_attrs(struct ib_cq *ibcq,
+					  const struct ib_cq_init_attr *attr,
+					  struct uverbs_attr_bundle *attrs)
+{
+	return softhca_create_cq(ibcq, attr,
+				 attrs ? &attrs->driver_udata : NULL);
+}
+
+#define SOFTHCA_CREATE_CQ_OP softhca_create_cq_attrs
+#else
+#define SOFTHCA_CREATE_CQ_OP softhca_create_cq
 #endif
 
 #endif /* SOFTHCA_COMPAT_H */

@@ -94,7 +94,7 @@ static const struct file_operations softhca_wake_fops = {
 	.unlocked_ioctl = softhca_wake_ioctl,
 	.compat_ioctl = softhca_wake_ioctl,
 	.release = uverbs_uobject_fd_release,
-	.llseek = no_llseek,
+	/* no .llseek: lseek() on it fails with ESPIPE */
 };
 
 static void softhca_wake_fd_destroy(struct ib_uobject *uobj,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Build the kernel module (W=1, any warning fails) and/or the user-space
+# Build the kernel module (W=1, any warning fails; for a series other than
+# 6.1 also sparse's, see scripts/config.sh) and/or the user-space
 # part (provider, test programs, host unit tests) into build/.
 #   build.sh [module] [provider] [module-debug]  (default: module provider)
 # module-debug builds softhca.ko for the debug kernel (scripts/debug-kernel.sh,
@@ -10,17 +11,35 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 . "$(dirname "$0")/progress.sh"
 
+# A series other than 6.1 builds in a copy of kernel/ and include/ (and
+# VERSION, which kernel/Kbuild reads) under build/kernel-<kver>: the
+# sources keep their times, so only what changed is compiled again.
+copy_module_source() {
+	local dst=${SOFTHCA_MODSRC%/kernel}
+	mkdir -p "$dst"
+	tar -C "$SOFTHCA_TOP" -c --exclude='*.o' --exclude='*.ko' \
+		--exclude='.*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude=Module.symvers --exclude=modules.order \
+		kernel include VERSION | tar -C "$dst" -x
+}
+
 build_module() {
 	"$SOFTHCA_TOP/scripts/fetch-kernel.sh"
-	local log=$SOFTHCA_TOP/build/module.log
+	local log=$SOFTHCA_TOP/build/module${SOFTHCA_VM_TAG}.log
+	local start=$SOFTHCA_TOP/build/module${SOFTHCA_VM_TAG}.start
 	mkdir -p "$SOFTHCA_TOP/build"
+	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] || copy_module_source
 	softhca_heavy_lock
-	softhca_log "building kernel/softhca.ko for $SOFTHCA_KVER (W=1)"
+	softhca_log "building ${SOFTHCA_KO#"$SOFTHCA_TOP"/} for $SOFTHCA_KVER (W=1)"
 	# progress: objects compiled in this run, out of the last full build's
-	touch "$SOFTHCA_TOP/build/module.start"
-	softhca_progress_start progress/module-build "module: compiling" objects "" \
-		"find '$SOFTHCA_TOP/kernel' -name '*.o' -newer '$SOFTHCA_TOP/build/module.start' | wc -l"
-	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" W=1 modules \
+	touch "$start"
+	softhca_progress_start "progress/module-build$SOFTHCA_VM_TAG" "module: compiling" objects "" \
+		"find '$SOFTHCA_MODSRC' -name '*.o' -newer '$start' | wc -l"
+	# lint.sh runs sparse on the 6.1 build; another series' build runs it
+	# on each file it compiles (C=1), its warnings failing the build too.
+	local check=()
+	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] || check=(C=1 CHECK=sparse)
+	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_MODSRC" W=1 "${check[@]}" modules \
 		>"$log" 2>&1; then
 		softhca_progress_stop
 		cat "$log" >&2
@@ -28,8 +47,8 @@ build_module() {
 	fi
 	# a full build's time and count are the next run's estimate
 	local all new
-	all=$(find "$SOFTHCA_TOP/kernel" -name '*.o' | wc -l)
-	new=$(find "$SOFTHCA_TOP/kernel" -name '*.o' -newer "$SOFTHCA_TOP/build/module.start" | wc -l)
+	all=$(find "$SOFTHCA_MODSRC" -name '*.o' | wc -l)
+	new=$(find "$SOFTHCA_MODSRC" -name '*.o' -newer "$start" | wc -l)
 	if [ "$new" -ge "$all" ]; then
 		softhca_progress_stop ok "$all"
 	else
@@ -38,7 +57,9 @@ build_module() {
 	if grep -E 'warning:|error:' "$log" >&2; then
 		softhca_die "module build has warnings (see $log)"
 	fi
-	echo "$SOFTHCA_KVER" > "$SOFTHCA_TOP/build/module.kver"
+	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] &&
+		echo "$SOFTHCA_KVER" > "$SOFTHCA_TOP/build/module.kver"
+	return 0
 }
 
 build_module_debug() {

@@ -1,22 +1,51 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Shared settings for every softhca script. Source it; do not execute it.
 #
-# SOFTHCA_KABI is the Debian kernel ABI name (6.1.0-<N>) whose image the
-# test VM boots and whose headers the module is built against. It defaults
-# to what bookworm's linux-image-amd64 meta package depends on; override it
-# in the environment (or on the make command line) to pin another one.
+# SOFTHCA_KSERIES picks the Debian 12 kernel series: 6.1 (the default,
+# what bookworm's linux-image-amd64 depends on) or 6.12 (what its
+# linux-image-6.12-amd64 depends on; the series Debian 13 ships).
+# SOFTHCA_KABI is the Debian kernel ABI name (6.1.0-<N>, 6.12.<N>+deb12)
+# whose image the test VM boots and whose headers the module is built
+# against; the newest of the series is looked up once and kept in
+# .cache/kabi (6.1) or .cache/kabi-6.12. Set SOFTHCA_KABI in the
+# environment (or KABI= on the make command line) to pin another one of
+# the series.
+#
+# The 6.1 module is built in kernel/ itself; any other series' in a copy
+# of it, build/kernel-<kver>/kernel, so both can stay built side by side.
+# SOFTHCA_MODSRC is that directory, SOFTHCA_KO the module in it.
+# SOFTHCA_VM_TAG ends the VM checks' group names (vm.t30-datapath-k612.*,
+# vm.kernel-log-clean-k612) on a kernel other than 6.1.
 
 SOFTHCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SOFTHCA_CACHE=${SOFTHCA_CACHE:-$SOFTHCA_TOP/.cache}
+SOFTHCA_KSERIES=${SOFTHCA_KSERIES:-6.1}
+
+case $SOFTHCA_KSERIES in
+6.1)	softhca_kmeta=linux-image-amd64
+	softhca_kabi_file=$SOFTHCA_CACHE/kabi
+	SOFTHCA_VM_TAG= ;;
+6.12)	softhca_kmeta=linux-image-6.12-amd64
+	softhca_kabi_file=$SOFTHCA_CACHE/kabi-6.12
+	SOFTHCA_VM_TAG=-k612 ;;
+*)	printf '[softhca] error: SOFTHCA_KSERIES=%s: 6.1 or 6.12\n' \
+		"$SOFTHCA_KSERIES" >&2
+	exit 1 ;;
+esac
 
 softhca_default_kabi() {
-	apt-cache depends linux-image-amd64 2>/dev/null |
+	apt-cache depends "$softhca_kmeta" 2>/dev/null |
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n 1
 }
 
-if [ -z "${SOFTHCA_KABI:-}" ]; then
-	if [ -f "$SOFTHCA_CACHE/kabi" ]; then
-		SOFTHCA_KABI=$(cat "$SOFTHCA_CACHE/kabi")
+# A pinned ABI of the other series (make test runs both) is not this one's.
+case ${SOFTHCA_KABI:-} in
+"$SOFTHCA_KSERIES".*) ;;
+*) SOFTHCA_KABI= ;;
+esac
+if [ -z "$SOFTHCA_KABI" ]; then
+	if [ -f "$softhca_kabi_file" ]; then
+		SOFTHCA_KABI=$(cat "$softhca_kabi_file")
 	else
 		SOFTHCA_KABI=$(softhca_default_kabi)
 	fi
@@ -26,6 +55,12 @@ SOFTHCA_KROOT=$SOFTHCA_CACHE/kernel/$SOFTHCA_KVER
 SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
 SOFTHCA_VMLINUZ=$SOFTHCA_KROOT/boot/vmlinuz-$SOFTHCA_KVER
 SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
+if [ "$SOFTHCA_KSERIES" = 6.1 ]; then
+	SOFTHCA_MODSRC=$SOFTHCA_TOP/kernel
+else
+	SOFTHCA_MODSRC=$SOFTHCA_TOP/build/kernel-$SOFTHCA_KVER/kernel
+fi
+SOFTHCA_KO=$SOFTHCA_MODSRC/softhca.ko
 
 # The debug kernel (scripts/debug-kernel.sh, tests/debug-kernel.config):
 # KUnit runs in it, and so do the VM tests with SOFTHCA_VM_KERNEL=debug.

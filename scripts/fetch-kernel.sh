@@ -15,8 +15,11 @@ stamp=$SOFTHCA_KROOT/.unpacked
 softhca_log "fetching Debian's kernel $SOFTHCA_KVER (image and headers, with apt-get download into $SOFTHCA_CACHE/debs): the test VM boots it and the module is built against it; nothing is installed on this machine"
 debs=$SOFTHCA_CACHE/debs
 mkdir -p "$debs"
+# 6.1's kbuild package is one for the series, 6.12's one per ABI.
+kbuild=linux-kbuild-6.1
+[ "$SOFTHCA_KSERIES" = 6.1 ] || kbuild=linux-kbuild-$SOFTHCA_KABI
 want=(linux-image-$SOFTHCA_KVER linux-headers-$SOFTHCA_KVER
-	linux-headers-$SOFTHCA_KABI-common linux-kbuild-6.1)
+	linux-headers-$SOFTHCA_KABI-common "$kbuild")
 for p in "${want[@]}"; do
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 && continue
 	(cd "$debs" && apt-get download -qq "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
@@ -33,6 +36,6 @@ done
 sed -i "s|^include /usr/src/|include $SOFTHCA_KROOT/usr/src/|" "$SOFTHCA_KDIR/Makefile"
 # modules.dep is made by the package's postinst; make it here.
 depmod -b "$SOFTHCA_KROOT" "$SOFTHCA_KVER"
-echo "$SOFTHCA_KABI" > "$SOFTHCA_CACHE/kabi"
+echo "$SOFTHCA_KABI" > "$softhca_kabi_file"
 touch "$stamp"
 softhca_log "kernel $SOFTHCA_KVER unpacked in $SOFTHCA_KROOT"

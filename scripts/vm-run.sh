@@ -11,7 +11,8 @@
 # The guest sees the host's root file system read-only (9p) under a tmpfs
 # overlay, so it runs this checkout's module, provider and tools and the
 # host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
-# loaded before the script runs (-n: not softhca.ko); -e exports a variable
+# loaded before the script runs (-n: not softhca.ko; the one built for the
+# kernel booted, $SOFTHCA_KO, also exported); -e exports a variable
 # to it; -v also shows the console; -i connects the console to this
 # terminal both ways (an interactive guest script; nothing is captured in
 # console.log); SOFTHCA_VM_APPEND adds guest kernel
@@ -58,7 +59,7 @@ case ${SOFTHCA_VM_KERNEL:-debian} in
 debian)
 	vmlinuz=$SOFTHCA_VMLINUZ
 	moddir=$SOFTHCA_MODDIR
-	ko=$SOFTHCA_TOP/kernel/softhca.ko
+	ko=$SOFTHCA_KO
 	kappend=
 	[ -f "$vmlinuz" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
 	;;
@@ -84,9 +85,13 @@ out=${out:-$SOFTHCA_CACHE/vm/last}
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
-for e in "${envs[@]}"; do
-	printf 'export %q\n' "$e"
-done > "$out/env"
+{
+	# the module built for this kernel (scripts/config.sh)
+	printf 'export %q\n' "SOFTHCA_KO=$ko"
+	for e in "${envs[@]}"; do
+		printf 'export %q\n' "$e"
+	done
+} > "$out/env"
 
 # The initramfs: busybox and the modules that mount the host root (the
 # debug kernel has them built in).
@@ -100,13 +105,28 @@ if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ] ||
 	for a in sh mount insmod mkdir sed switch_root cat echo; do
 		ln -s busybox "$r/bin/$a"
 	done
-	# Copy the boot modules with their dependencies, in load order.
-	paths=$(softhca_mod_order "$moddir" virtio_pci 9pnet_virtio 9p overlay) ||
-		softhca_die "the VM's boot modules are not in $moddir"
-	for p in $paths; do
-		cp "$moddir/$p" "$r/modules/"
-		basename "$p" .ko
-	done > "$r/modules/order"
+	# Copy the boot modules with their dependencies, in load order. 6.12
+	# builds virtio_pci in and ships its modules xz-compressed, which
+	# busybox's insmod does not read: they are unpacked here.
+	order=()
+	add_mod() {
+		local path dep
+		grep -q "/$1\.ko\$" "$moddir/modules.builtin" && return
+		path=$(awk -F: -v m="/$1.ko" '$1 ~ m "(\\.xz)?$" {print $1; exit}' "$moddir/modules.dep")
+		[ -n "$path" ] || softhca_die "module $1 not in $moddir"
+		for dep in $(grep "^$path:" "$moddir/modules.dep" | cut -d: -f2); do
+			dep=$(basename "${dep%.xz}")
+			add_mod "${dep%.ko}"
+		done
+		[[ " ${order[*]} " == *" $1 "* ]] && return
+		order+=("$1")
+		case $path in
+		*.xz) xz -dc "$moddir/$path" > "$r/modules/$1.ko" ;;
+		*) cp "$moddir/$path" "$r/modules/$1.ko" ;;
+		esac
+	}
+	for m in virtio_pci 9pnet_virtio 9p overlay; do add_mod "$m"; done
+	printf '%s\n' "${order[@]}" > "$r/modules/order"
 	cp "$init" "$r/init"
 	(cd "$r" && find . | cpio -o -H newc --quiet) > "$initrd.tmp"
 	mv "$initrd.tmp" "$initrd"

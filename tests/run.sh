@@ -50,7 +50,7 @@ summary() {
 	# the manifest: every expected check reported, and only those
 	tests/manifest.sh check "$SOFTHCA_RESULTS" '.'
 	# the logs of checks: the VM's own, then the stages'
-	cat "$SOFTHCA_CACHE"/vm/{tests,dbgtests}.logs >> "$logs" 2>/dev/null
+	cat "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}.logs >> "$logs" 2>/dev/null
 	{
 		echo "lint.checkpatch $SOFTHCA_TOP/build/lint/checkpatch.log"
 		echo "lint.sparse $SOFTHCA_TOP/build/lint/sparse.log"
@@ -58,6 +58,7 @@ summary() {
 		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
 		echo "build.module-debug-w1-clean $SOFTHCA_TOP/build/module-debug.log"
+		echo "build.module-k612-w1-clean $SOFTHCA_TOP/build/module-k612.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
 		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
@@ -65,9 +66,12 @@ summary() {
 		done
 		echo "vm $SOFTHCA_CACHE/vm/tests/console.log"
 		echo "vmdbg $SOFTHCA_CACHE/vm/dbgtests/console.log"
+		echo "vm-k612 $SOFTHCA_CACHE/vm/tests-k612/console.log"
 	} >> "$logs"
-	[ -f "$SOFTHCA_CACHE/vm/tests/groups" ] &&
-		awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/tests/groups" >> "$times"
+	for t in tests tests-k612; do
+		[ -f "$SOFTHCA_CACHE/vm/$t/groups" ] &&
+			awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/$t/groups" >> "$times"
+	done
 	[ -f "$SOFTHCA_CACHE/vm/dbgtests/groups" ] &&
 		awk '{print "vmdbg." $1, $3}' "$SOFTHCA_CACHE/vm/dbgtests/groups" >> "$times"
 	echo
@@ -170,7 +174,7 @@ stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 stage kunit scripts/kunit.sh	# builds the debug kernel first
-rm -f "$SOFTHCA_CACHE"/vm/{tests,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,dbgtests}.logs
+rm -f "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}.logs
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else
@@ -183,6 +187,13 @@ if [ $built -eq 1 ] && stage build.module-debug scripts/build.sh module-debug; t
 	stage vmdbg env SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
 else
 	result FAIL vmdbg.not-run-build-failed
+fi
+
+# Debian 12's 6.12 kernel, the series Debian 13 ships (SOFTHCA_KSERIES,
+# scripts/config.sh): its image and headers are fetched, and the module
+# builds W=1- and sparse-clean for it in build/kernel-<kver>.
+if stage build.module-k612 env SOFTHCA_KSERIES=6.12 scripts/build.sh module; then
+	result PASS build.module-k612-w1-clean
 fi
 
 summary

@@ -8,6 +8,10 @@
 # are named vmdbg.* instead of vm.*. Results go to .cache/vm/tests.results
 # (.cache/vm/dbgtests.results), and are appended to $SOFTHCA_RESULTS when
 # set; the run's files stay in .cache/vm/tests (.cache/vm/dbgtests).
+# SOFTHCA_KSERIES=6.12 boots Debian 12's 6.12 kernel with the module built
+# for it: its files go to .cache/vm/tests-k612(.results), and every name
+# below and every group's ends in -k612 (vm.kernel-log-clean-k612,
+# vm.t30-datapath-k612.*).
 #
 # Besides the groups' own checks (vm. here is vmdbg. on the debug kernel):
 #   vm.kernel-log-clean      the guest kernel log was read and has no report
@@ -27,8 +31,9 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
 kernel=${SOFTHCA_VM_KERNEL:-debian}
+tag=$SOFTHCA_VM_TAG
 case $kernel in
-debian) prefix=vm out=$SOFTHCA_CACHE/vm/tests ;;
+debian) prefix=vm out=$SOFTHCA_CACHE/vm/tests$tag ;;
 debug) prefix=vmdbg out=$SOFTHCA_CACHE/vm/dbgtests ;;
 *) softhca_die "SOFTHCA_VM_KERNEL must be debian or debug" ;;
 esac
@@ -47,7 +52,7 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 		if [ -f "$g" ] || [ -f "$SOFTHCA_TOP/$g" ]; then
 			sel+=("$g")
 		else
-			fail "$prefix.$(basename "$g" .sh).group-not-found"
+			fail "$prefix.$(basename "$g" .sh)$tag.group-not-found"
 		fi
 	done
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
@@ -63,19 +68,19 @@ else
 	done
 fi
 names=()
-for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)"); done
+for g in "${sel[@]}"; do names+=("$(basename "$g" .sh)$tag"); done
 
 rc=none
 if [ ${#sel[@]} -gt 0 ]; then
 	. "$SOFTHCA_TOP/scripts/progress.sh"
 	# progress: checks recorded so far, out of the last run's (same groups)
-	key=progress/$prefix-tests${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
+	key=progress/$prefix-tests$tag${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
 	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
 	softhca_progress_start "$key" "VM tests ($kernel kernel)" checks "" \
 		"grep -c '^[PF]' '$out/results'"
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \
-		"$SOFTHCA_TOP/tests/vm/run-guest.sh"
+		-e "SOFTHCA_VM_TAG=$tag" "$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
 	softhca_progress_stop ok
 fi
@@ -90,22 +95,22 @@ v() { sed -n "s/^$1 //p" "$out/verdict" 2>/dev/null; }
 if [ "$rc" = none ]; then
 	:
 elif [ ! -f "$out/verdict" ]; then
-	fail "$prefix.run-failed-exit-$rc"
+	fail "$prefix.run-failed-exit-$rc$tag"
 else
 	st=$(v guest-status)
-	[ "$(v timeout)" = yes ] && fail $prefix.timeout
+	[ "$(v timeout)" = yes ] && fail "$prefix.timeout$tag"
 	case $st in
-	none) fail $prefix.guest-no-status ;;
+	none) fail "$prefix.guest-no-status$tag" ;;
 	0) ;;
 	1) grep -q '^FAIL' "$out/results" 2>/dev/null ||
-		fail $prefix.guest-exit-1-without-failure ;;
-	*) fail "$prefix.guest-exit-$st" ;;
+		fail "$prefix.guest-exit-1-without-failure$tag" ;;
+	*) fail "$prefix.guest-exit-$st$tag" ;;
 	esac
 	if [ "$(v kernel-log)" = clean ]; then
-		echo "PASS $prefix.kernel-log-clean" >> "$res"
+		echo "PASS $prefix.kernel-log-clean$tag" >> "$res"
 	else
-		fail $prefix.kernel-log-clean
-		echo "$prefix.kernel-log-clean $out/dmesg.txt" >> "$out.logs"
+		fail "$prefix.kernel-log-clean$tag"
+		echo "$prefix.kernel-log-clean$tag $out/dmesg.txt" >> "$out.logs"
 	fi
 	case $(v kmemleak) in
 	clean) echo "PASS $prefix.kmemleak-clean" >> "$res" ;;
@@ -117,7 +122,7 @@ else
 fi
 
 # Every expected check of the selected groups reported, and only those.
-scope="^$prefix\\.kernel-log-clean\$|^$prefix\\.kmemleak-clean\$"
+scope="^$prefix\\.kernel-log-clean${tag}\$|^$prefix\\.kmemleak-clean\$"
 for n in "${names[@]}"; do scope+="|^$prefix\\.${n//./\\.}\\."; done
 "$SOFTHCA_TOP/tests/manifest.sh" check "$res" "$scope"
 

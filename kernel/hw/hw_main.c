@@ -9,6 +9,7 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 
+#include "../softhca_compat.h"
 #include "hw.h"
 
 #define SOFTHCA_HW_NAME		"softhca"
@@ -119,7 +120,7 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 	ret = dma_coerce_mask_and_coherent(&hw->pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		goto err_pdev;
-	ret = dma_set_max_seg_size(&hw->pdev->dev, UINT_MAX);
+	ret = softhca_dma_set_max_seg_size(&hw->pdev->dev, UINT_MAX);
 	if (ret)
 		goto err_pdev;
 

@@ -16,6 +16,8 @@ LOGS=$SOFTHCA_OUT/logs
 mkdir -p "$LOGS"
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 BIN=$SOFTHCA_TOP/build/userspace
+# the module built for the kernel booted (scripts/vm-run.sh exports it)
+SOFTHCA_KO=${SOFTHCA_KO:-$SOFTHCA_TOP/kernel/softhca.ko}
 
 # logmap <case> <log>: the case's output is in <log>.
 logmap() {

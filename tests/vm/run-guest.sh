@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs inside the VM: every test group tests/vm/t*.sh (or those named in
-# $SOFTHCA_VM_TESTS), each in its own shell. A group that exits non-zero
+# $SOFTHCA_VM_TESTS), each in its own shell; $SOFTHCA_VM_TAG ends each
+# group's name (-k612 on the 6.12 kernel, see scripts/config.sh). A group that exits non-zero
 # without recording a failure gets one. "<group> <exit> <seconds>" per
 # group goes to $SOFTHCA_OUT/groups. Exits 0 when no group failed, 1 when
 # one did (other statuses belong to vm-guest.sh and vm-run.sh).
@@ -11,7 +12,7 @@ cd "$SOFTHCA_TOP" || exit 3
 groups=${SOFTHCA_VM_TESTS:-$(ls tests/vm/t*.sh)}
 status=0
 for g in $groups; do
-	name=$(basename "$g" .sh)
+	name=$(basename "$g" .sh)${SOFTHCA_VM_TAG:-}
 	echo "== $name"
 	before=$(grep -c '^FAIL' "$SOFTHCA_OUT/results")
 	t0=$SECONDS

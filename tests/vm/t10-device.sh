@@ -6,8 +6,8 @@
 # installed provider, rmmod.
 . "$SOFTHCA_TOP/tests/vm/lib.sh"
 
-# The module running is this build's softhca.ko (kernel/softhca.ko, or the
-# debug kernel's, $SOFTHCA_KO): the GNU build ID in
+# The module running is this build's softhca.ko ($SOFTHCA_KO: the one built
+# for the kernel booted, kernel/softhca.ko on Debian's 6.1): the GNU build ID in
 # its ELF notes is the one the kernel keeps for the loaded module.
 loaded_build_id() {
 	# the raw note: namesz, descsz, type (4 bytes each), "GNU\0", the ID
