@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include "hw/hw_compat.h"
 
 /* Debian's 6.1 moved the umem block iterator into <rdma/iter.h>. */
 #ifdef SOFTHCA_HAVE_RDMA_ITER_H

@@ -19,6 +19,7 @@
 #include <linux/tracepoint.h>
 
 #include "softhca.h"
+#include "softhca_compat.h"
 
 #ifndef _SOFTHCA_TRACE_HELPERS
 #define _SOFTHCA_TRACE_HELPERS
@@ -82,7 +83,7 @@ TRACE_EVENT(softhca_cmd_issue,
 			     __field(u16, opcode)
 			     __field(u32, token)
 			     __field(u32, in_len)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->slot = slot;
 			   __entry->opcode = opcode;
 			   __entry->token = token;
@@ -104,7 +105,7 @@ TRACE_EVENT(softhca_cmd_done,
 			     __field(u32, syndrome)
 			     __field(int, err)
 			     __field(u64, latency_ns)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->slot = slot;
 			   __entry->opcode = opcode;
 			   __entry->status = status;
@@ -124,7 +125,7 @@ TRACE_EVENT(softhca_eq_doorbell,
 			     __field(u32, eqn)
 			     __field(u32, ci)
 			     __field(bool, arm)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->eqn = eqn;
 			   __entry->ci = ci;
 			   __entry->arm = arm;),
@@ -138,7 +139,7 @@ TRACE_EVENT(softhca_eq_irq,
 	    TP_STRUCT__entry(__string(dev, softhca_trace_name(dev))
 			     __field(u32, eqn)
 			     __field(int, irq)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->eqn = eqn;
 			   __entry->irq = irq;),
 	    TP_printk("%s eqn %u irq %d", __get_str(dev), __entry->eqn,
@@ -155,7 +156,7 @@ TRACE_EVENT(softhca_eqe,
 			     __field(u8, type)
 			     __field(u32, obj)
 			     __field(u32, data0)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->eqn = eqn;
 			   __entry->ci = ci;
 			   __entry->type = eqe->type;
@@ -176,7 +177,7 @@ TRACE_EVENT(softhca_eq_tasklet,
 			     __field(int, consumed)
 			     __field(u32, ci)
 			     __field(bool, rearm)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->eqn = eqn;
 			   __entry->consumed = consumed;
 			   __entry->ci = ci;
@@ -192,7 +193,7 @@ TRACE_EVENT(softhca_cq_comp,
 	    TP_STRUCT__entry(__string(dev, softhca_trace_name(dev))
 			     __field(u32, cqn)
 			     __field(bool, kernel)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->cqn = cqn;
 			   __entry->kernel = kernel;),
 	    TP_printk("%s cqn %u %s CQ", __get_str(dev), __entry->cqn,
@@ -205,7 +206,7 @@ TRACE_EVENT(softhca_cq_error,
 	    TP_STRUCT__entry(__string(dev, softhca_trace_name(dev))
 			     __field(u32, cqn)
 			     __field(u32, syndrome)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->cqn = cqn;
 			   __entry->syndrome = syndrome;),
 	    TP_printk("%s cqn %u syndrome 0x%x", __get_str(dev), __entry->cqn,
@@ -220,7 +221,7 @@ TRACE_EVENT(softhca_kcq_arm,
 			     __field(u8, sn)
 			     __field(bool, solicited)
 			     __field(u32, ci)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->cqn = cqn;
 			   __entry->sn = softhca_cq_arm_sn(arm);
 			   __entry->solicited = arm & SOFTHCA_CQ_ARM_SOLICITED;
@@ -235,7 +236,7 @@ TRACE_EVENT(softhca_cq_doorbell,
 	    TP_ARGS(dev, cqn),
 	    TP_STRUCT__entry(__string(dev, softhca_trace_name(dev))
 			     __field(u32, cqn)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->cqn = cqn;),
 	    TP_printk("%s cqn %u", __get_str(dev), __entry->cqn));
 
@@ -247,7 +248,7 @@ TRACE_EVENT(softhca_kqp_doorbell,
 			     __field(u32, qpn)
 			     __field(bool, sq)
 			     __field(u32, pi)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->qpn = qpn;
 			   __entry->sq = sq;
 			   __entry->pi = pi;),
@@ -261,9 +262,9 @@ TRACE_EVENT(softhca_engine_doorbell,
 	    TP_STRUCT__entry(__string(dev, softhca_trace_name(dev))
 			     __field(u32, qpn)
 			     __string(via, via)),
-	    TP_fast_assign(__assign_str(dev, softhca_trace_name(dev));
+	    TP_fast_assign(softhca_assign_str(dev, softhca_trace_name(dev));
 			   __entry->qpn = qpn;
-			   __assign_str(via, via);),
+			   softhca_assign_str(via, via);),
 	    TP_printk("%s qpn %u via %s", __get_str(dev), __entry->qpn,
 		      __get_str(via)));
 

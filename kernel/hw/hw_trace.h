@@ -17,6 +17,7 @@
 #include <linux/tracepoint.h>
 
 #include "hw.h"
+#include "hw_compat.h"
 
 #define softhca_hw_show_eqe_type(t)					\
 	__print_symbolic(t,						\
@@ -42,7 +43,7 @@ TRACE_EVENT(softhca_hw_cmd,
 			     __field(u16, opcode)
 			     __field(u8, status)
 			     __field(u32, syndrome)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->slot = slot;
 			   __entry->opcode = opcode;
 			   __entry->status = status;
@@ -62,7 +63,7 @@ TRACE_EVENT(softhca_hw_wqe,
 			     __field(u8, opcode)
 			     __field(u8, ds)
 			     __field(u32, nbb)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->qpn = qpn;
 			   __entry->index = index;
 			   __entry->opcode = opcode;
@@ -85,7 +86,7 @@ TRACE_EVENT(softhca_hw_cqe,
 			     __field(u8, opcode)
 			     __field(u8, status)
 			     __field(u8, flags)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->cqn = cqn;
 			   __entry->pi = pi;
 			   __entry->qpn = le32_to_cpu(cqe->qpn);
@@ -111,12 +112,12 @@ TRACE_EVENT(softhca_hw_cq_arm,
 			     __field(bool, solicited)
 			     __field(u32, ci)
 			     __string(via, via)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->cqn = cqn;
 			   __entry->sn = softhca_cq_arm_sn(arm);
 			   __entry->solicited = arm & SOFTHCA_CQ_ARM_SOLICITED;
 			   __entry->ci = arm & SOFTHCA_CQ_ARM_CI_MASK;
-			   __assign_str(via, via);),
+			   softhca_assign_str(via, via);),
 	    TP_printk("%s cqn %u sn %u%s ci %u seen at %s", __get_str(dev),
 		      __entry->cqn, __entry->sn,
 		      __entry->solicited ? " SOLICITED" : "", __entry->ci,
@@ -135,11 +136,11 @@ TRACE_EVENT(softhca_hw_cq_event,
 			     __field(u32, eqn)
 			     __field(u32, sn)
 			     __string(why, why)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->cqn = cqn;
 			   __entry->eqn = eqn;
 			   __entry->sn = sn;
-			   __assign_str(why, why);),
+			   softhca_assign_str(why, why);),
 	    TP_printk("%s cqn %u eqn %u sn %u why %s", __get_str(dev),
 		      __entry->cqn, __entry->eqn, __entry->sn, __get_str(why)));
 
@@ -150,7 +151,7 @@ TRACE_EVENT(softhca_hw_cq_error,
 	    TP_STRUCT__entry(__string(dev, dev_name(&hw->pdev->dev))
 			     __field(u32, cqn)
 			     __field(u32, syndrome)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->cqn = cqn;
 			   __entry->syndrome = syndrome;),
 	    TP_printk("%s cqn %u syndrome 0x%x", __get_str(dev), __entry->cqn,
@@ -166,7 +167,7 @@ TRACE_EVENT(softhca_hw_cq_resize,
 			     __field(u32, entries)
 			     __field(u32, base)
 			     __field(u32, pi)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->cqn = cqn;
 			   __entry->entries = BIT(log_size);
 			   __entry->base = base;
@@ -187,7 +188,7 @@ TRACE_EVENT(softhca_hw_eqe,
 			     __field(u32, obj)
 			     __field(u32, data0)
 			     __field(bool, raise)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->eqn = eqn;
 			   __entry->pi = pi;
 			   __entry->type = type;
@@ -208,7 +209,7 @@ TRACE_EVENT(softhca_hw_irq,
 			     __field(u32, vector)
 			     __field(int, cpu)
 			     __field(bool, remote)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->vector = vector;
 			   __entry->cpu = cpu;
 			   __entry->remote = remote;),
@@ -222,7 +223,7 @@ TRACE_EVENT(softhca_hw_engine_state,
 	    TP_ARGS(hw, state),
 	    TP_STRUCT__entry(__string(dev, dev_name(&hw->pdev->dev))
 			     __field(u32, state)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->state = state;),
 	    TP_printk("%s %s", __get_str(dev),
 		      __entry->state == SOFTHCA_ENGINE_IDLE ? "IDLE" : "RUNNING"));
@@ -234,7 +235,7 @@ TRACE_EVENT(softhca_hw_engine_wake,
 	    TP_STRUCT__entry(__string(dev, dev_name(&hw->pdev->dev))
 			     __field(u32, qpn)
 			     __field(bool, async)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&hw->pdev->dev));
+	    TP_fast_assign(softhca_assign_str(dev, dev_name(&hw->pdev->dev));
 			   __entry->qpn = qpn;
 			   __entry->async = async;),
 	    TP_printk("%s qpn %u %s", __get_str(dev), __entry->qpn,
