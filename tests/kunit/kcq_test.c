@@ -445,8 +445,11 @@ static void kcq_arm_test(struct kunit *test)
 			1);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->dbrec->arm),
 			SOFTHCA_CQ_ARM_REQUEST | SOFTHCA_CQ_ARM_SOLICITED);
-	KUNIT_EXPECT_EQ(test, softhca_req_notify_cq(&cq->ibcq,
-						    IB_CQ_NEXT_COMP), 0);
+	/*
+	 * (Arming without IB_CQ_REPORT_MISSED_EVENTS while a CQE waits rings
+	 * the card's CQ_DB, which raises the event at once: that needs a
+	 * card, which this suite does not have.)
+	 */
 	KUNIT_ASSERT_EQ(test, softhca_poll_cq(&cq->ibcq, 1, wc), 1);
 	KUNIT_EXPECT_EQ(test, softhca_req_notify_cq(&cq->ibcq,
 						    IB_CQ_NEXT_COMP |

@@ -459,7 +459,7 @@ static void struct_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_eqe), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_ctx), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_create_out), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_query_out), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_query_out), 80);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_cq_dbrec), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_ctx), 48);
 	KUNIT_EXPECT_EQ(test, sizeof(struct softhca_mkey_query_out), 56);

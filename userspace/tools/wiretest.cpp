@@ -73,8 +73,7 @@ void result(bool ok, const std::string &name, const std::string &why = "")
 double now_s()
 {
 	using namespace std::chrono;
-	return duration<double>(steady_clock::now().time_since_epoch())
-		.count();
+	return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
 const int kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -162,8 +161,8 @@ struct Qp {
 	{
 		ibv_qp_init_attr ia = {};
 
-		cq = ibv_create_cq(d.ctx, 2 * o.max_wr + 16, nullptr, nullptr,
-				   0);
+		cq = ibv_create_cq(d.ctx, static_cast<int>(2 * o.max_wr + 16),
+				   nullptr, nullptr, 0);
 		if (!cq)
 			die("create_cq on " + d.name);
 		ia.send_cq = cq;
@@ -200,8 +199,9 @@ struct Qp {
 		a.qp_state = IBV_QPS_INIT;
 		a.port_num = 1;
 		a.qp_access_flags = kAllAccess;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		if (ibv_modify_qp(qp, &a,
+				  IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 			die("INIT on " + d.name);
 		a = {};
 		a.qp_state = IBV_QPS_RTR;
@@ -215,11 +215,11 @@ struct Qp {
 		a.ah_attr.grh.sgid_index = d.gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-					     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					     IBV_QP_RQ_PSN |
-					     IBV_QP_MAX_DEST_RD_ATOMIC |
-					     IBV_QP_MIN_RNR_TIMER))
+		if (ibv_modify_qp(qp, &a,
+				  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					  IBV_QP_MAX_DEST_RD_ATOMIC |
+					  IBV_QP_MIN_RNR_TIMER))
 			die("RTR on " + d.name);
 		a = {};
 		a.qp_state = IBV_QPS_RTS;
@@ -228,11 +228,11 @@ struct Qp {
 		a.retry_cnt = o.retry_cnt;
 		a.rnr_retry = o.rnr_retry;
 		a.max_rd_atomic = 16;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-					     IBV_QP_TIMEOUT |
-					     IBV_QP_RETRY_CNT |
-					     IBV_QP_RNR_RETRY |
-					     IBV_QP_MAX_QP_RD_ATOMIC))
+		if (ibv_modify_qp(qp, &a,
+				  IBV_QP_STATE | IBV_QP_SQ_PSN |
+					  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					  IBV_QP_RNR_RETRY |
+					  IBV_QP_MAX_QP_RD_ATOMIC))
 			die("RTS on " + d.name);
 	}
 
@@ -244,8 +244,9 @@ struct Qp {
 		a.qp_state = IBV_QPS_INIT;
 		a.port_num = 1;
 		a.qkey = qkey;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					     IBV_QP_PORT | IBV_QP_QKEY))
+		if (ibv_modify_qp(qp, &a,
+				  IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					  IBV_QP_PORT | IBV_QP_QKEY))
 			die("UD INIT on " + d.name);
 		a = {};
 		a.qp_state = IBV_QPS_RTR;
@@ -371,12 +372,12 @@ bool same(const uint8_t *got, const uint8_t *want, size_t n, std::string &why)
 	return false;
 }
 
-const size_t kMax = 16u << 20;	/* the largest message */
-const size_t kSlack = 4096;	/* room for offsets and a guard */
+const size_t kMax = 16u << 20; /* the largest message */
+const size_t kSlack = 4096;    /* room for offsets and a guard */
 
 /* One RC operation from @rq (requester) to @pq (responder). */
-bool rc_op(Qp &rq, Qp &pq, Buf &rsrc, Buf &rdst, Buf &psrc, Buf &pdst,
-	   int kind, size_t len, uint64_t id, std::string &why)
+bool rc_op(Qp &rq, Qp &pq, Buf &rsrc, Buf &rdst, Buf &psrc, Buf &pdst, int kind,
+	   size_t len, uint64_t id, std::string &why)
 {
 	size_t loff = rng() % 64, roff = rng() % 64;
 	uint32_t imm = static_cast<uint32_t>(rng());
@@ -393,8 +394,8 @@ bool rc_op(Qp &rq, Qp &pq, Buf &rsrc, Buf &rdst, Buf &psrc, Buf &pdst,
 	size_t soff = kind == 4 ? roff : loff;
 	fill(src.p + soff, len);
 
-	if (recv && !pq.post_recv(pdst, roff, static_cast<uint32_t>(kMax + 64),
-				  id)) {
+	if (recv &&
+	    !pq.post_recv(pdst, roff, static_cast<uint32_t>(kMax + 64), id)) {
 		why = "post_recv failed";
 		return false;
 	}
@@ -425,8 +426,8 @@ bool rc_op(Qp &rq, Qp &pq, Buf &rsrc, Buf &rdst, Buf &psrc, Buf &pdst,
 		return false;
 	}
 	static const ibv_wc_opcode sop[] = {
-		IBV_WC_SEND, IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE,
-		IBV_WC_RDMA_READ,
+		IBV_WC_SEND,	   IBV_WC_SEND,	     IBV_WC_RDMA_WRITE,
+		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
 	};
 	if (!wait_wc(rq, rwc, 1, why) || !wc_ok(rwc[0], id, sop[kind], why))
 		return false;
@@ -485,21 +486,21 @@ void test_stream(Dev &da, Dev &db, int n)
 	for (int i = 0; i < n; i++) {
 		bool ab = rng() & 1;
 		int kind = static_cast<int>(rng() % 5);
-		size_t len = i == 0 ? kMax :
-			     rng() % ((size_t{1} << (rng() % 25)) + 1);
+		size_t len =
+			i == 0 ? kMax
+			       : rng() % ((size_t{ 1 } << (rng() % 25)) + 1);
 
 		len = std::min(len, kMax);
 		bool ok = ab ? rc_op(p.a, p.b, asrc, adst, bsrc, bdst, kind,
-				     len, i, why) :
-			       rc_op(p.b, p.a, bsrc, bdst, asrc, adst, kind,
+				     len, i, why)
+			     : rc_op(p.b, p.a, bsrc, bdst, asrc, adst, kind,
 				     len, i, why);
 		if (!ok) {
 			result(false, "stream",
 			       std::string("op ") + std::to_string(i) + " " +
 				       kinds[kind] + " of " +
 				       std::to_string(len) + " bytes " +
-				       (ab ? "A to B" : "B to A") + ": " +
-				       why);
+				       (ab ? "A to B" : "B to A") + ": " + why);
 			return;
 		}
 		bytes += len;
@@ -615,8 +616,8 @@ void test_atomics(Dev &da, Dev &db)
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.opcode = cs ? IBV_WR_ATOMIC_CMP_AND_SWP :
-				 IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.opcode = cs ? IBV_WR_ATOMIC_CMP_AND_SWP
+			       : IBV_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = target.addr(64);
 		wr.wr.atomic.rkey = target.mr->rkey;
 		wr.wr.atomic.compare_add = cs ? (hit ? expect : ~expect) : add;
@@ -673,8 +674,8 @@ void test_ud(Dev &da, Dev &db)
 	aa.port_num = 1;
 	ibv_ah *ah = ibv_create_ah(da.pd, &aa);
 	if (!ah) {
-		result(false, "ud", std::string("create_ah: ") +
-					    strerror(errno));
+		result(false, "ud",
+		       std::string("create_ah: ") + strerror(errno));
 		return;
 	}
 	fill(src.p, 64 * mtu);
@@ -695,13 +696,12 @@ void test_ud(Dev &da, Dev &db)
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = b.qp->qp_num;
 		wr.wr.ud.remote_qkey = qkey;
-		if (ibv_post_send(a.qp, &wr, &bad) ||
-		    !wait_wc(a, wc, 1, why) ||
+		if (ibv_post_send(a.qp, &wr, &bad) || !wait_wc(a, wc, 1, why) ||
 		    !wc_ok(wc[0], i, IBV_WC_SEND, why) ||
 		    !wait_wc(b, wc, 1, why) ||
 		    !wc_ok(wc[0], i, IBV_WC_RECV, why)) {
-			result(false, "ud", "datagram " + std::to_string(i) +
-						    ": " + why);
+			result(false, "ud",
+			       "datagram " + std::to_string(i) + ": " + why);
 			ibv_destroy_ah(ah);
 			return;
 		}
@@ -709,10 +709,11 @@ void test_ud(Dev &da, Dev &db)
 		const uint8_t *g = dst.p + i * (mtu + grh);
 		/* IPv4: 20 zero bytes, then the IPv4 header; else IPv6 */
 		bool v4 = g[20] == 0x45;
-		bool addr_ok = v4 ? !memcmp(g + 32, da.gid.raw + 12, 4) &&
-					    !memcmp(g + 36, db.gid.raw + 12, 4) :
-				    !memcmp(g + 8, da.gid.raw, 16) &&
-					    !memcmp(g + 24, db.gid.raw, 16);
+		bool addr_ok =
+			v4 ? !memcmp(g + 32, da.gid.raw + 12, 4) &&
+					!memcmp(g + 36, db.gid.raw + 12, 4)
+			   : !memcmp(g + 8, da.gid.raw, 16) &&
+					!memcmp(g + 24, db.gid.raw, 16);
 		if (rw.byte_len != len + grh || !(rw.wc_flags & IBV_WC_GRH) ||
 		    rw.src_qp != a.qp->qp_num || !addr_ok ||
 		    !same(g + grh, src.p + i * mtu, len, why)) {
@@ -721,7 +722,8 @@ void test_ud(Dev &da, Dev &db)
 				       std::to_string(rw.byte_len) +
 				       " bytes, src_qp " +
 				       std::to_string(rw.src_qp) +
-				       (addr_ok ? "" : ", GRH addresses wrong ") +
+				       (addr_ok ? ""
+						: ", GRH addresses wrong ") +
 				       why);
 			ibv_destroy_ah(ah);
 			return;
@@ -767,8 +769,7 @@ void test_access(Dev &da, Dev &db)
 	RcPair p(da, db);
 	Buf a(da, 4096), b(db, 4096);
 
-	p.a.post(IBV_WR_RDMA_WRITE, a, 0, 100, 1, b.addr(),
-		 b.mr->rkey ^ 0x80);
+	p.a.post(IBV_WR_RDMA_WRITE, a, 0, 100, 1, b.addr(), b.mr->rkey ^ 0x80);
 	expect_status(p.a, IBV_WC_REM_ACCESS_ERR, "access");
 }
 
@@ -776,7 +777,7 @@ void test_peer_gone(Dev &da, Dev &db)
 {
 	QpOpts o;
 
-	o.timeout = 12;		/* 4.096 us << 12: 16.8 ms */
+	o.timeout = 12; /* 4.096 us << 12: 16.8 ms */
 	o.retry_cnt = 3;
 	RcPair p(da, db, o);
 	Buf a(da, 4096);
@@ -811,7 +812,8 @@ int main(int argc, char **argv)
 {
 	if (argc < 6) {
 		fprintf(stderr,
-			"usage: %s <devA> <gidA> <devB> <gidB> [mtu=N] [seed=N] [timeout=S] [name=P] [psn=N] case...\n",
+			"usage: %s <devA> <gidA> <devB> <gidB> [mtu=N] "
+			"[seed=N] [timeout=S] [name=P] [psn=N] case...\n",
 			argv[0]);
 		return 2;
 	}
@@ -830,10 +832,11 @@ int main(int argc, char **argv)
 		if (c == "mtu") {
 			int m = atoi(arg.c_str());
 
-			path_mtu = m == 256 ? IBV_MTU_256 :
-				   m == 512 ? IBV_MTU_512 :
-				   m == 2048 ? IBV_MTU_2048 :
-				   m == 4096 ? IBV_MTU_4096 : IBV_MTU_1024;
+			path_mtu = m == 256    ? IBV_MTU_256
+				   : m == 512  ? IBV_MTU_512
+				   : m == 2048 ? IBV_MTU_2048
+				   : m == 4096 ? IBV_MTU_4096
+					       : IBV_MTU_1024;
 		} else if (c == "name") {
 			prefix = arg + ".";
 		} else if (c == "psn") {
@@ -843,9 +846,11 @@ int main(int argc, char **argv)
 		} else if (c == "timeout") {
 			timeout_s = atof(arg.c_str());
 		} else if (c == "stream") {
-			test_stream(da, db, arg.empty() ? 40 : atoi(arg.c_str()));
+			test_stream(da, db,
+				    arg.empty() ? 40 : atoi(arg.c_str()));
 		} else if (c == "burst") {
-			test_burst(da, db, arg.empty() ? 200 : atoi(arg.c_str()));
+			test_burst(da, db,
+				   arg.empty() ? 200 : atoi(arg.c_str()));
 		} else if (c == "atomics") {
 			test_atomics(da, db);
 		} else if (c == "ud") {
