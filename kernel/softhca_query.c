@@ -39,8 +39,9 @@ int softhca_query_caps(struct softhca_dev *dev)
 	c->max_sge_rd = le32_to_cpu(hw->max_sge_rd);
 	c->max_cq = le32_to_cpu(hw->max_cq);
 	c->max_cqe = le32_to_cpu(hw->max_cqe);
-	c->max_mr = le32_to_cpu(hw->max_mr);
-	c->max_pd = le32_to_cpu(hw->max_pd);
+	/* less the PD and MKEY of the reserved lkey (softhca_kverbs.c) */
+	c->max_mr = le32_to_cpu(hw->max_mr) - 1;
+	c->max_pd = le32_to_cpu(hw->max_pd) - 1;
 	c->max_srq = le32_to_cpu(hw->max_srq);
 	c->max_srq_wr = le32_to_cpu(hw->max_srq_wr);
 	c->max_srq_sge = le32_to_cpu(hw->max_srq_sge);

@@ -168,6 +168,21 @@ lacks() {
 }
 
 # debugfs_empty <file>: the card's listing exists, reads and is empty.
+# debugfs_baseline <file>: remember the first field of each record of a
+# card listing (the MAD layer's objects, there from rdma link add on);
+# debugfs_as_baseline <file>: the listing holds those records and no other.
+debugfs_baseline() {
+	awk '{print $1, $2}' "$1" > "$SOFTHCA_OUT/baseline.$GROUP.$(basename "$1")"
+}
+debugfs_as_baseline() {
+	local base=$SOFTHCA_OUT/baseline.$GROUP.$(basename "$1") now
+	[ -f "$1" ] || { echo "no $1"; return 1; }
+	[ -f "$base" ] || { echo "no baseline of $1"; return 1; }
+	now=$(awk '{print $1, $2}' "$1") || { echo "cannot read $1"; return 1; }
+	[ "$now" = "$(cat "$base")" ] ||
+		{ echo "$1 (before: $(cat "$base" | tr '\n' ' ')):"; cat "$1"; return 1; }
+}
+
 debugfs_empty() {
 	local out
 	[ -f "$1" ] || { echo "no $1"; return 1; }
@@ -196,7 +211,10 @@ kmemleak_clean() {
 restrack_count() {
 	local out n
 	out=$(rdma resource show "$1") || return 1
-	n=$(printf '%s\n' "$out" | grep -c -E "^(link|dev) $2[/ ]")
+	# not ib_core's own clients' (the MAD layer's GSI QP, its CQ and PD):
+	# rdma names a kernel owner in brackets
+	n=$(printf '%s\n' "$out" | grep -E "^(link|dev) $2[/ ]" |
+		grep -c -v ' comm \[')
 	echo "$n"
 }
 

@@ -15,6 +15,10 @@ ip -n peer30 link set veth31 up
 ip addr add 10.3.0.1/24 dev veth30
 ip -n peer30 addr add 10.3.0.2/24 dev veth31
 check link-add rdma link add softhca0 type softhca netdev veth30
+# what the card holds from the start: the MAD layer's GSI QP, its CQ and
+# its PD's DMA MR
+D=/sys/kernel/debug/softhca/softhca0
+for t in qps cqs mrs; do debugfs_baseline $D/$t; done
 gid=$(ibv_devinfo -v -d softhca0 | sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.3.0.1, RoCE v2.*/\1/p')
 check rocev2-gid-found test -n "$gid"
 
@@ -58,15 +62,15 @@ pingpong() {
 # While the first server waits for its client, the card and ib_core both
 # list its QP, CQ and MR: the listings the leak checks read at the end do
 # show live objects (a query of the card that failed would hide one).
-D=/sys/kernel/debug/softhca/softhca0
 lists_live_objects() {
-	local t n c ok=0
+	local t n c b ok=0
 	for t in qp cq mr; do
 		n=$(restrack_count $t softhca0) || { echo "rdma resource show $t failed"; return 1; }
 		c=$(cat $D/${t}s) || return 1
 		c=$(printf '%s' "$c" | grep -c .)
-		echo "$t: ib_core $n, card $c"
-		[ "$n" -ge 1 ] && [ "$c" -eq "$n" ] || ok=1
+		b=$(grep -c . "$SOFTHCA_OUT/baseline.$GROUP.${t}s")
+		echo "$t: ib_core $n (users'), card $c ($b of them the MAD layer's)"
+		[ "$n" -ge 1 ] && [ "$c" -eq $((n + b)) ] || ok=1
 	done
 	return $ok
 }
@@ -252,9 +256,9 @@ echo 20 > $P/engine_kick_wait_us
 echo 1000 > $P/engine_spin_us
 
 # Nothing is left behind, and everything comes apart.
-check no-qps-left debugfs_empty $D/qps
-check no-cqs-left debugfs_empty $D/cqs
-check no-mrs-left debugfs_empty $D/mrs
+check no-qps-left debugfs_as_baseline $D/qps
+check no-cqs-left debugfs_as_baseline $D/cqs
+check no-mrs-left debugfs_as_baseline $D/mrs
 no_restrack_qps() {
 	local n
 	n=$(restrack_count qp softhca0) || { echo "rdma resource show qp failed"; return 1; }
