@@ -6,7 +6,7 @@
 # suite's rdma_cm tests use the netdev's first address). On softhca0 the
 # suite must end with no failure and no error; rxe's result is recorded
 # next to it. The counts, and the skipped tests by reason, are in
-# logs/t80-pyverbs.summary.log and on the console.
+# logs/t85-pyverbs.summary.log and on the console.
 . "$SOFTHCA_TOP/tests/vm/lib.sh"
 
 modprobe rdma_rxe
