@@ -448,7 +448,7 @@ static void kcq_arm_test(struct kunit *test)
 	/*
 	 * (Arming without IB_CQ_REPORT_MISSED_EVENTS while a CQE waits rings
 	 * the card's CQ_DB, which raises the event at once: that needs a
-	 * card, which this suite does not have.)
+	 * card; softhca_cq_card's arm_waiting_test has one.)
 	 */
 	KUNIT_ASSERT_EQ(test, softhca_poll_cq(&cq->ibcq, 1, wc), 1);
 	KUNIT_EXPECT_EQ(test, softhca_req_notify_cq(&cq->ibcq,
