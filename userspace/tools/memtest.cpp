@@ -882,7 +882,9 @@ int test_restrack()
 	std::string mrs =
 		run("rdma -dd resource show mr dev " + dev_name + " 2>&1");
 	std::string qps =
-		run("rdma -dd resource show qp link " + dev_name + "/1 2>&1");
+		/* (a QP in RESET has no port: "dev <name>", not "link") */
+		run("rdma -dd resource show qp 2>&1 | grep -E '^(link|dev) " +
+		    dev_name + "[/ ]'");
 	printf("  %s  %s  %s", cqs.c_str(), mrs.c_str(), qps.c_str());
 
 	/* the card's context of this CQ: 128 CQEs of 64 B on 2 pages */
