@@ -82,7 +82,7 @@ slog=$LOGS/$GROUP.pingpong.server.log
 clog=$LOGS/$GROUP.pingpong.client.log
 timeout 120 ibv_rc_pingpong -d softhca0 -g "$gid" -n 1000 >"$slog" 2>&1 &
 srv=$!
-sleep 1
+wait_listen $srv 18515
 timeout 120 ibv_rc_pingpong -d softhca0 -g "$gid" -n 1000 127.0.0.1 >"$clog" 2>&1
 crc=$?
 wait $srv
