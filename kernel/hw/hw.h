@@ -297,7 +297,7 @@ struct softhca_hw_flight {
 /* A READ or atomic the responder answers (max_dest_rd_atomic of them). */
 struct softhca_hw_res {
 	u8 opcode;			/* READ_REQUEST, CMP_SWAP, FETCH_ADD */
-	bool busy;			/* READ: responses still to send */
+	bool busy;			/* its answer still to send */
 	u32 psn;			/* of the request */
 	u32 npkts;			/* PSNs it takes */
 	/* READ */
@@ -391,6 +391,7 @@ struct softhca_hw_qp {
 	ktime_t deadline;
 	u32 acked_psn;			/* the PSNs before it are ACKed */
 	bool sqd_notify_pending;	/* SQ_DRAINED when the flight empties */
+	bool rd_gap;			/* a READ response was missing: resent */
 
 	/* responder */
 	bool comm_est;			/* first message seen in RTR */
@@ -410,6 +411,15 @@ struct softhca_hw_qp {
 	struct softhca_hw_res *res;	/* SOFTHCA_HW_MAX_RD_ATOM of them */
 	u32 res_head;			/* oldest READ still answering */
 	u32 res_tail;			/* next free */
+	/*
+	 * Answers leave in PSN order: while READ responses or atomic ACKs
+	 * wait for the engine (busy resources, or a run being sent:
+	 * push_tx), an ACK or NAK waits too, the latest one kept here.
+	 */
+	bool push_tx;
+	bool ack_due;
+	u8 ack_syndrome;
+	u32 ack_psn;
 };
 
 /* What a command handler gets and returns. */

@@ -153,6 +153,7 @@ enum softhca_hw_pkt_flags {
 	SOFTHCA_PKT_SE		= 0x1,	/* solicited event */
 	SOFTHCA_PKT_ACKREQ	= 0x2,
 	SOFTHCA_PKT_IPV4	= 0x4,	/* the network header is IPv4 */
+	SOFTHCA_PKT_WIRE	= 0x8,	/* came in through the port */
 };
 
 /**

@@ -18,9 +18,14 @@
  *      the 40-byte GRH, then the datagram; what cannot be taken is dropped
  *      and counted.
  *
- * A READ's responses go out in runs of up to SOFTHCA_HW_SEGMENT bytes:
- * the first with the request's answer, the rest from the QP's engine
- * context (softhca_hw_resp_push()).
+ * A READ's responses go out in runs of up to SOFTHCA_HW_SEGMENT bytes
+ * from the QP's engine context (softhca_hw_resp_push()); between QPs of
+ * the card the first run goes back with the request's answer. Answers
+ * leave in PSN order, as IBA 9.7.5 wants: an ACK, NAK or atomic ACK that
+ * comes after READ responses still to send waits for them. A request from
+ * the wire is taken in softirq, where a burst of responses would only pile
+ * up in the receive backlog: its READ responses all come from the engine,
+ * in process context, where each frame is on its way before the next.
  */
 #include "hw.h"
 
@@ -270,6 +275,49 @@ static struct softhca_hw_res *softhca_hw_resp_busy(struct softhca_hw_qp *qp)
 	return NULL;
 }
 
+/*
+ * Must an answer wait (lock held)? Yes while READ responses or atomic
+ * ACKs before it are still to go, or a run of them is being sent.
+ */
+static bool softhca_hw_resp_held(struct softhca_hw_qp *qp)
+{
+	return qp->push_tx || softhca_hw_resp_busy(qp);
+}
+
+/*
+ * An ACK or NAK for the requester: in @ans now, or after the answers
+ * ahead of it (lock held). Return: whether @ans holds it.
+ */
+static bool softhca_hw_resp_answer_ack(struct softhca_hw *hw,
+				       struct softhca_hw_qp *qp,
+				       struct softhca_hw_answer *ans,
+				       u8 syndrome, u32 psn)
+{
+	if (!softhca_hw_resp_held(qp))
+		return softhca_hw_resp_ack(qp, ans, syndrome, psn);
+	/* the latest one says it all, but an ACK before a NAK says less */
+	if (!qp->ack_due ||
+	    (qp->ack_syndrome & SOFTHCA_AETH_TYPE_MASK) == SOFTHCA_AETH_TYPE_ACK ||
+	    softhca_psn_diff(psn, qp->ack_psn) >= 0) {
+		qp->ack_due = true;
+		qp->ack_syndrome = syndrome;
+		qp->ack_psn = psn;
+	}
+	softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_PUSH);
+	return false;
+}
+
+/* The atomic ACK of @res (lock held). */
+static void softhca_hw_resp_atomic_ack(struct softhca_hw_qp *qp,
+				       struct softhca_hw_res *res,
+				       struct softhca_hw_answer *ans)
+{
+	softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK, res->psn);
+	ans->pkt.opcode = SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK;
+	ans->pkt.orig = res->orig;
+	res->busy = false;
+}
+
 /* The next run of READ responses of @res, in @ans (qp->lock held). */
 static u32 softhca_hw_resp_read_run(struct softhca_hw_qp *qp,
 				    struct softhca_hw_res *res,
@@ -372,16 +420,19 @@ static enum softhca_hw_rx softhca_hw_resp_read(struct softhca_hw *hw,
 {
 	struct softhca_hw_res *res;
 	enum softhca_hw_rx r;
+	bool now;
 
 	if (!(le32_to_cpu(qp->attr.access) & SOFTHCA_ACCESS_REMOTE_READ))
 		return softhca_hw_resp_access(hw, qp, SOFTHCA_SYND_QP_ACCESS);
 	res = softhca_hw_resp_res(qp);
 	if (!res)
 		return softhca_hw_resp_access(hw, qp, SOFTHCA_SYND_RD_ATOMIC);
+	now = !(pkt->flags & SOFTHCA_PKT_WIRE) && !softhca_hw_resp_held(qp);
 	r = softhca_hw_resp_read_start(hw, qp, res, pkt);
 	if (r)
 		return r;
-	softhca_hw_resp_read_run(qp, res, ans);
+	if (now)
+		softhca_hw_resp_read_run(qp, res, ans);
 	return SOFTHCA_RX_OK;
 }
 
@@ -394,6 +445,7 @@ static enum softhca_hw_rx softhca_hw_resp_atomic(struct softhca_hw *hw,
 	struct softhca_hw_res *res;
 	atomic64_t *target;
 	u32 synd, contig;
+	bool held;
 	u64 orig;
 
 	if (!(le32_to_cpu(qp->attr.access) & SOFTHCA_ACCESS_REMOTE_ATOMIC))
@@ -418,15 +470,17 @@ static enum softhca_hw_rx softhca_hw_resp_atomic(struct softhca_hw *hw,
 	else
 		orig = atomic64_fetch_add(pkt->swap_add, target);
 	softhca_hw_map_put(seg.map);
+	held = softhca_hw_resp_held(qp);
 	softhca_hw_map_put(res->seg.map);
 	memset(res, 0, sizeof(*res));
 	res->opcode = pkt->opcode & SOFTHCA_OP_OPERATION_MASK;
 	res->psn = pkt->psn;
 	res->npkts = 1;
 	res->orig = orig;
-	softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK, pkt->psn);
-	ans->pkt.opcode = SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK;
-	ans->pkt.orig = orig;
+	/* done now; answered now, or after the answers ahead of it */
+	res->busy = true;
+	if (!held)
+		softhca_hw_resp_atomic_ack(qp, res, ans);
 	return SOFTHCA_RX_OK;
 }
 
@@ -437,6 +491,7 @@ static bool softhca_hw_resp_duplicate(struct softhca_hw *hw,
 				      struct softhca_hw_answer *ans)
 {
 	u32 epsn = le32_to_cpu(qp->attr.rq_psn), i;
+	bool held = softhca_hw_resp_held(qp);
 
 	softhca_hw_count(hw, duplicates);
 	if (mask & (SOFTHCA_OPM_READ | SOFTHCA_OPM_ATOMIC)) {
@@ -449,16 +504,17 @@ static bool softhca_hw_resp_duplicate(struct softhca_hw *hw,
 				continue;
 			if ((mask & SOFTHCA_OPM_ATOMIC) &&
 			    res->opcode != SOFTHCA_OP_READ_REQUEST) {
-				softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK,
-						    res->psn);
-				ans->pkt.opcode = SOFTHCA_OP_RC |
-						  SOFTHCA_OP_ATOMIC_ACK;
-				ans->pkt.orig = res->orig;
+				res->busy = true;	/* the saved result */
+				if (held)
+					break;
+				softhca_hw_resp_atomic_ack(qp, res, ans);
 				return true;
 			}
 			if ((mask & SOFTHCA_OPM_READ) &&
 			    res->opcode == SOFTHCA_OP_READ_REQUEST &&
 			    !softhca_hw_resp_read_start(hw, qp, res, pkt)) {
+				if (held || (pkt->flags & SOFTHCA_PKT_WIRE))
+					break;
 				softhca_hw_resp_read_run(qp, res, ans);
 				if (res->busy)
 					softhca_hw_engine_schedule(hw, qp,
@@ -467,12 +523,17 @@ static bool softhca_hw_resp_duplicate(struct softhca_hw *hw,
 			}
 			return false;
 		}
+		if (i == qp->res_tail)
+			return false;
+		/* answered by the engine, after what is ahead of it */
+		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_PUSH);
 		return false;
 	}
 	if (!(pkt->flags & SOFTHCA_PKT_ACKREQ))
 		return false;
-	return softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK,
-				   softhca_psn_add(epsn, SOFTHCA_PSN_MASK));
+	return softhca_hw_resp_answer_ack(hw, qp, ans, SOFTHCA_AETH_ACK,
+					  softhca_psn_add(epsn,
+							  SOFTHCA_PSN_MASK));
 }
 
 /* The first message a QP in RTR takes establishes the connection. */
@@ -496,7 +557,7 @@ static bool softhca_hw_resp_rc(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			       const struct softhca_hw_pkt *pkt, u32 mask,
 			       struct softhca_hw_answer *ans)
 {
-	u32 epsn = le32_to_cpu(qp->attr.rq_psn);
+	u32 epsn = le32_to_cpu(qp->attr.rq_psn), n;
 	s32 d = softhca_psn_diff(pkt->psn, epsn);
 	enum softhca_hw_rx r;
 
@@ -507,8 +568,9 @@ static bool softhca_hw_resp_rc(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			return false;
 		qp->nak_sent = true;
 		softhca_hw_count(hw, seq_naks_sent);
-		return softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_NAK_PSN_SEQ,
-					   epsn);
+		return softhca_hw_resp_answer_ack(hw, qp, ans,
+						  SOFTHCA_AETH_NAK_PSN_SEQ,
+						  epsn);
 	}
 	if (d < 0)
 		return softhca_hw_resp_duplicate(hw, qp, pkt, mask, ans);
@@ -527,22 +589,25 @@ static bool softhca_hw_resp_rc(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 
 	switch (r) {
 	case SOFTHCA_RX_OK:
-		qp->attr.rq_psn = cpu_to_le32(softhca_psn_add(epsn,
-							      pkt->npkts));
+		/* a READ takes the PSNs of its responses */
+		n = mask & SOFTHCA_OPM_READ ?
+		    softhca_hw_packets(qp->attr.path_mtu, pkt->dma_len) :
+		    pkt->npkts;
+		qp->attr.rq_psn = cpu_to_le32(softhca_psn_add(epsn, n));
 		if (mask & SOFTHCA_OPM_LAST)
 			qp->msn++;
 		if (mask & (SOFTHCA_OPM_READ | SOFTHCA_OPM_ATOMIC)) {
-			if (mask & SOFTHCA_OPM_READ &&
-			    softhca_hw_resp_busy(qp))
+			/* what is not answered now, the engine answers */
+			if (softhca_hw_resp_busy(qp))
 				softhca_hw_engine_schedule(hw, qp,
 							   SOFTHCA_HW_QPW_PUSH);
-			return true;
+			return ans->pkt.npkts;
 		}
 		if (!(pkt->flags & SOFTHCA_PKT_ACKREQ))
 			return false;
-		return softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK,
-					   softhca_psn_add(epsn,
-							   pkt->npkts - 1));
+		return softhca_hw_resp_answer_ack(hw, qp, ans, SOFTHCA_AETH_ACK,
+						  softhca_psn_add(epsn,
+								  pkt->npkts - 1));
 	case SOFTHCA_RX_RNR:
 		/*
 		 * The rest of the message (on the wire, its packets are on
@@ -550,10 +615,11 @@ static bool softhca_hw_resp_rc(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		 */
 		qp->nak_sent = true;
 		softhca_hw_count(hw, rnr_naks_sent);
-		return softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_RNR |
-					   (qp->attr.min_rnr_timer & 0x1f),
-					   pkt->psn);
+		return softhca_hw_resp_answer_ack(hw, qp, ans, SOFTHCA_AETH_RNR |
+						  (qp->attr.min_rnr_timer & 0x1f),
+						  pkt->psn);
 	default:
+		/* the QP is in error now: no engine will answer for it */
 		return softhca_hw_resp_ack(qp, ans, softhca_hw_rx_nak[r],
 					   pkt->psn);
 	}
@@ -703,8 +769,31 @@ out:
 	return answer;
 }
 
+/*
+ * The next answer the engine sends for @qp, in @ans (lock held): READ
+ * responses and atomic ACKs in PSN order, then the ACK or NAK that waited
+ * for them. Return: its payload bytes, or -1 when there is none.
+ */
+static s64 softhca_hw_resp_next(struct softhca_hw_qp *qp,
+				struct softhca_hw_answer *ans)
+{
+	struct softhca_hw_res *res = softhca_hw_resp_busy(qp);
+
+	if (res && res->opcode == SOFTHCA_OP_READ_REQUEST)
+		return softhca_hw_resp_read_run(qp, res, ans);
+	if (res) {
+		softhca_hw_resp_atomic_ack(qp, res, ans);
+		return 0;
+	}
+	if (!qp->ack_due)
+		return -1;
+	qp->ack_due = false;
+	softhca_hw_resp_ack(qp, ans, qp->ack_syndrome, qp->ack_psn);
+	return 0;
+}
+
 /**
- * softhca_hw_resp_push - send @qp's pending READ responses
+ * softhca_hw_resp_push - send the answers of @qp that wait for the engine
  * @hw: the card
  * @qp: the responder's QP (its engine context held)
  * @budget: payload bytes this visit may send
@@ -715,24 +804,31 @@ bool softhca_hw_resp_push(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			  u64 budget)
 {
 	struct softhca_hw_answer ans;
-	struct softhca_hw_res *res;
 	bool work = false;
-	u32 run;
+	s64 run;
 
 	while (budget) {
 		spin_lock_bh(&qp->lock);
-		res = softhca_hw_qp_receives(qp->state) ?
-		      softhca_hw_resp_busy(qp) : NULL;
-		if (!res) {
+		qp->push_tx = false;
+		memset(&ans, 0, sizeof(ans));
+		run = softhca_hw_qp_receives(qp->state) ?
+		      softhca_hw_resp_next(qp, &ans) : -1;
+		if (run < 0) {
 			clear_bit(SOFTHCA_HW_QPW_PUSH, &qp->work);
 			spin_unlock_bh(&qp->lock);
 			break;
 		}
-		run = softhca_hw_resp_read_run(qp, res, &ans);
+		/* what comes next waits until this has left */
+		qp->push_tx = true;
 		spin_unlock_bh(&qp->lock);
 		softhca_hw_wire_answer(hw, qp, &ans);
-		budget -= min_t(u64, budget, max(run, 1U));
+		budget -= min_t(u64, budget, max_t(u64, run, 1));
 		work = true;
+	}
+	if (work) {
+		spin_lock_bh(&qp->lock);
+		qp->push_tx = false;
+		spin_unlock_bh(&qp->lock);
 	}
 	return work;
 }
@@ -756,4 +852,6 @@ void softhca_hw_resp_reset(struct softhca_hw_qp *qp)
 	qp->rmsg = 0;
 	qp->rdrop = false;
 	qp->nak_sent = false;
+	qp->push_tx = false;
+	qp->ack_due = false;
 }

@@ -402,6 +402,7 @@ bool softhca_hw_roce_parse(const u8 *l3, u32 len, bool v4,
 		pkt->flags |= SOFTHCA_PKT_ACKREQ;
 	pkt->psn = apsn & SOFTHCA_PSN_MASK;
 	pkt->npkts = 1;
+	pkt->flags |= SOFTHCA_PKT_WIRE;
 	p += sizeof(*bth);
 
 	hlen = 0;
