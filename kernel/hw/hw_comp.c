@@ -213,25 +213,32 @@ static struct softhca_hw_flight *softhca_hw_comp_acked(struct softhca_hw_qp *qp,
 	return NULL;
 }
 
-static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-				u32 psn)
+/*
+ * The PSNs before @next arrived (an ACK, or a NAK for @next): part of a
+ * long message ACKed is progress too. acked_psn is only meaningful inside
+ * the oldest WQE not done: one from elsewhere is replaced. Return: whether
+ * it moved.
+ */
+static bool softhca_hw_comp_acked_to(struct softhca_hw_qp *qp, u32 next)
 {
-	u32 next = softhca_psn_add(psn, 1);
-	bool progress = false;
-	struct softhca_hw_flight *f;
+	struct softhca_hw_flight *f = softhca_hw_comp_first(qp);
 
-	/*
-	 * Part of a long message ACKed counts as progress too. acked_psn
-	 * is only meaningful inside the oldest WQE not done: one from
-	 * elsewhere is replaced.
-	 */
-	f = softhca_hw_comp_first(qp);
 	if (f && softhca_psn_diff(next, f->first_psn) > 0 &&
 	    (!softhca_hw_comp_acked_inside(qp, f) ||
 	     softhca_psn_diff(next, qp->acked_psn) > 0)) {
 		qp->acked_psn = next;
-		progress = true;
+		return true;
 	}
+	return false;
+}
+
+static void softhca_hw_comp_ack(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+				u32 psn)
+{
+	u32 next = softhca_psn_add(psn, 1);
+	bool progress = softhca_hw_comp_acked_to(qp, next);
+	struct softhca_hw_flight *f;
+
 	f = softhca_hw_comp_acked(qp, next, &progress);
 	/* an ACK past a READ or atomic whose answer is missing: resend it */
 	if (f && softhca_hw_comp_rd(f->opcode) &&
@@ -280,7 +287,11 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 {
 	bool progress = false;
 	struct softhca_hw_flight *f;
+	u32 from;
 
+	/* a sequence NAK ACKs what came before the PSN it names */
+	if (syndrome == SOFTHCA_AETH_NAK_PSN_SEQ)
+		progress = softhca_hw_comp_acked_to(qp, psn);
 	f = softhca_hw_comp_acked(qp, psn, &progress);
 	if (progress)
 		softhca_hw_comp_progress(qp);
@@ -290,6 +301,7 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	switch (syndrome) {
 	case SOFTHCA_AETH_NAK_PSN_SEQ:
 		softhca_hw_count(hw, seq_naks_rcvd);
+		/* the same NAK again and again, and nothing moves: give up */
 		if (qp->attr.timeout && qp->retries >= qp->attr.retry_cnt) {
 			softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_RETRY_EXC,
 					     SOFTHCA_SYND_NO_RESPONDER);
@@ -297,7 +309,10 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		}
 		if (qp->attr.timeout)
 			qp->retries++;
-		softhca_hw_comp_rewind(qp, psn);
+		/* a READ or atomic before it still wants its answer */
+		from = softhca_hw_comp_rd(f->opcode) ?
+		       softhca_hw_comp_resume_psn(qp, f) : psn;
+		softhca_hw_comp_rewind(qp, from);
 		break;
 	case SOFTHCA_AETH_NAK_REM_ACCESS:
 		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_REM_ACCESS,
@@ -312,6 +327,28 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 				     SOFTHCA_SYND_NAK_INV_REQ);
 		break;
 	}
+}
+
+/*
+ * A response of the READ @f came past the one expected (@psn): one before
+ * it was lost (or overtaken). Ask again from where the READ stands, at
+ * once, rather than after the transport timer; once for the gap, not for
+ * every response still on its way behind it.
+ */
+static void softhca_hw_comp_read_gap(struct softhca_hw_qp *qp,
+				     struct softhca_hw_flight *f, u32 psn)
+{
+	u32 resume = softhca_hw_comp_resume_psn(qp, f);
+
+	if (qp->rd_gap || softhca_psn_diff(psn, resume) <= 0 ||
+	    softhca_psn_diff(psn, f->last_psn) > 0)
+		return;
+	if (qp->attr.timeout && qp->retries >= qp->attr.retry_cnt)
+		return;		/* the transport timer gives up */
+	if (qp->attr.timeout)
+		qp->retries++;
+	qp->rd_gap = true;
+	softhca_hw_comp_rewind(qp, resume);
 }
 
 static void softhca_hw_comp_read(struct softhca_hw *hw, struct softhca_hw_qp *qp,
@@ -329,8 +366,11 @@ static void softhca_hw_comp_read(struct softhca_hw *hw, struct softhca_hw_qp *qp
 		softhca_hw_count(hw, drop_seq);
 		if (progress)
 			softhca_hw_comp_progress(qp);
+		if (f && f->opcode == SOFTHCA_WQE_RDMA_READ)
+			softhca_hw_comp_read_gap(qp, f, pkt->psn);
 		return;
 	}
+	qp->rd_gap = false;
 	synd = softhca_hw_comp_load(hw, qp, f);
 	if (synd) {
 		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_LOC_PROT, synd);
@@ -435,6 +475,7 @@ static void softhca_hw_comp_timeout(struct softhca_hw *hw,
 	}
 	if (qp->attr.timeout)
 		qp->retries++;
+	qp->rd_gap = false;
 	softhca_hw_comp_rewind(qp, softhca_hw_comp_base_psn(qp, f->first_psn));
 	qp->deadline = ktime_add_us(now, softhca_hw_timeout_us(qp));
 }
@@ -481,6 +522,7 @@ void softhca_hw_comp_reset(struct softhca_hw_qp *qp)
 	qp->rnr_retries = 0;
 	qp->rewind = false;
 	qp->resend_psn_valid = false;
+	qp->rd_gap = false;
 	qp->waiting = false;
 	qp->timer_armed = false;
 	qp->sqd_notify_pending = false;

@@ -269,10 +269,10 @@ static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		f = softhca_hw_flight_at(qp, qp->fl_send);
 		qp->sent_psn = f->first_psn;
 		qp->sent = 0;
+		/* a READ asks again for the rest only */
 		if (qp->resend_psn_valid &&
 		    softhca_psn_diff(qp->resend_psn, f->first_psn) > 0 &&
-		    softhca_psn_diff(qp->resend_psn, f->last_psn) <= 0 &&
-		    op != SOFTHCA_WQE_RDMA_READ) {
+		    softhca_psn_diff(qp->resend_psn, f->last_psn) <= 0) {
 			qp->sent_psn = qp->resend_psn;
 			qp->sent = (u64)softhca_psn_diff(qp->resend_psn,
 							 f->first_psn) *
@@ -546,6 +546,38 @@ static bool softhca_hw_req_window_full(struct softhca_hw_qp *qp)
 	return full;
 }
 
+/*
+ * Where the requester goes on (lock held, no WQE being cut): the WQE of
+ * the flight place it sends again, else the first WQE never sent: after
+ * the flight's last place, or after the last one completed when the
+ * flight is empty. Answers that come late (a network that reorders) may
+ * complete places a resend had not reached again: those WQEs are not sent
+ * again, their slots may already hold new ones.
+ */
+static u32 softhca_hw_req_next_index(struct softhca_hw_qp *qp)
+{
+	struct softhca_hw_flight *f;
+
+	/* done places need no resend */
+	while (qp->fl_send != qp->fl_tail &&
+	       softhca_hw_flight_at(qp, qp->fl_send)->done)
+		qp->fl_send++;
+	if (qp->fl_send != qp->fl_tail)
+		return softhca_hw_flight_at(qp, qp->fl_send)->index;
+	if (qp->fl_head != qp->fl_tail) {
+		f = softhca_hw_flight_at(qp, qp->fl_tail - 1);
+		return f->index + f->nbb;
+	}
+	return qp->sq_ci;
+}
+
+/* Was the WQE being cut completed under the requester (lock held)? */
+static bool softhca_hw_req_retired(struct softhca_hw_qp *qp)
+{
+	return qp->fl_send == qp->fl_tail ||
+	       softhca_hw_flight_at(qp, qp->fl_send)->index != qp->sw->index;
+}
+
 /* The completer asked to send again from qp->rewind_psn (lock held). */
 static void softhca_hw_req_rewind(struct softhca_hw_qp *qp)
 {
@@ -603,6 +635,10 @@ bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			softhca_hw_req_rewind(qp);
 			softhca_hw_count(hw, retransmits);
 		}
+		if (qp->sending && softhca_hw_req_retired(qp))
+			softhca_hw_req_drop(qp);
+		if (!qp->sending)
+			qp->sq_next = softhca_hw_req_next_index(qp);
 		if (!qp->sending &&
 		    (softhca_hw_flight_used(qp) >= SOFTHCA_HW_FLIGHT &&
 		     qp->fl_send == qp->fl_tail)) {
