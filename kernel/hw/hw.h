@@ -392,6 +392,8 @@ struct softhca_hw_qp {
 	u32 acked_psn;			/* the PSNs before it are ACKed */
 	bool sqd_notify_pending;	/* SQ_DRAINED when the flight empties */
 	bool rd_gap;			/* a READ response was missing: resent */
+	bool nak_rewound;		/* went back for a sequence NAK ... */
+	u32 nak_psn;			/* ... of this PSN, no progress since */
 
 	/* responder */
 	bool comm_est;			/* first message seen in RTR */

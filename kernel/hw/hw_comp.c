@@ -130,6 +130,7 @@ void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 /* Progress: the retry counts start again, and the timer. */
 static void softhca_hw_comp_progress(struct softhca_hw_qp *qp)
 {
+	qp->nak_rewound = false;
 	qp->retries = 0;
 	qp->rnr_retries = 0;
 	if (softhca_hw_comp_first(qp))
@@ -301,6 +302,17 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	switch (syndrome) {
 	case SOFTHCA_AETH_NAK_PSN_SEQ:
 		softhca_hw_count(hw, seq_naks_rcvd);
+		/*
+		 * A NAK that a later answer overtook (it names a PSN already
+		 * ACKed), or one for the PSN a resend already goes back to
+		 * (a network that reorders makes the responder NAK each
+		 * straggler): going back again would only send everything
+		 * twice.
+		 */
+		if (!progress &&
+		    (softhca_psn_diff(psn, softhca_hw_comp_base_psn(qp, psn)) < 0 ||
+		     (qp->nak_rewound && qp->nak_psn == psn)))
+			return;
 		/* the same NAK again and again, and nothing moves: give up */
 		if (qp->attr.timeout && qp->retries >= qp->attr.retry_cnt) {
 			softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_RETRY_EXC,
@@ -313,6 +325,8 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		from = softhca_hw_comp_rd(f->opcode) ?
 		       softhca_hw_comp_resume_psn(qp, f) : psn;
 		softhca_hw_comp_rewind(qp, from);
+		qp->nak_rewound = true;
+		qp->nak_psn = psn;
 		break;
 	case SOFTHCA_AETH_NAK_REM_ACCESS:
 		softhca_hw_comp_fail(f, SOFTHCA_CQE_ST_REM_ACCESS,
@@ -523,6 +537,7 @@ void softhca_hw_comp_reset(struct softhca_hw_qp *qp)
 	qp->rewind = false;
 	qp->resend_psn_valid = false;
 	qp->rd_gap = false;
+	qp->nak_rewound = false;
 	qp->waiting = false;
 	qp->timer_armed = false;
 	qp->sqd_notify_pending = false;

@@ -187,10 +187,54 @@ static u32 softhca_hw_req_ud(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 }
 
 /*
+ * Where the requester goes on (lock held, no WQE being cut): the WQE of
+ * the flight place it sends again, else the first WQE never sent: after
+ * the flight's last place, or after the last one completed when the
+ * flight is empty. Answers that come late (a network that reorders) may
+ * complete places a resend had not reached again: those WQEs are not sent
+ * again, their slots may already hold new ones.
+ */
+static u32 softhca_hw_req_next_index(struct softhca_hw_qp *qp)
+{
+	struct softhca_hw_flight *f;
+
+	/* done places need no resend */
+	while (qp->fl_send != qp->fl_tail &&
+	       softhca_hw_flight_at(qp, qp->fl_send)->done)
+		qp->fl_send++;
+	if (qp->fl_send != qp->fl_tail)
+		return softhca_hw_flight_at(qp, qp->fl_send)->index;
+	if (qp->fl_head != qp->fl_tail) {
+		f = softhca_hw_flight_at(qp, qp->fl_tail - 1);
+		return f->index + f->nbb;
+	}
+	return qp->sq_ci;
+}
+
+/* Was the WQE being cut completed under the requester (lock held)? */
+static bool softhca_hw_req_retired(struct softhca_hw_qp *qp)
+{
+	return qp->fl_send == qp->fl_tail ||
+	       softhca_hw_flight_at(qp, qp->fl_send)->index != qp->sw->index;
+}
+
+/*
+ * Did the flight move under the requester since it fetched @w (lock
+ * held)? The completer may complete places meanwhile: a WQE and the PSNs
+ * it is sent with must come from the same place.
+ */
+static bool softhca_hw_req_moved(struct softhca_hw_qp *qp,
+				 struct softhca_hw_wqe *w)
+{
+	return softhca_hw_req_next_index(qp) != w->index;
+}
+
+/*
  * Start the WQE at qp->sq_next (posted up to @pi): a new one, or one
  * being sent again after a rewind. Return: 1 when it is to be sent, 0
- * when it was done at once (UD, local operations, errors), -1 when it
- * must wait (fence, READ credits).
+ * when it was done at once (UD, local operations, errors) or the flight
+ * moved meanwhile (look again), -1 when it must wait (fence, READ
+ * credits).
  */
 static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 				u32 pi)
@@ -218,6 +262,10 @@ static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	 * schedules the QP again when one completes.
 	 */
 	spin_lock_bh(&qp->lock);
+	if (softhca_hw_req_moved(qp, w)) {
+		spin_unlock_bh(&qp->lock);
+		return 0;	/* look again */
+	}
 	resend = qp->fl_send != qp->fl_tail;
 	if (!resend &&
 	    ((rd && qp->rd_out >= max_t(u32, qp->attr.max_rd_atomic, 1)) ||
@@ -264,6 +312,12 @@ static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	}
 
 	spin_lock_bh(&qp->lock);
+	if (softhca_hw_req_moved(qp, w)) {
+		spin_unlock_bh(&qp->lock);
+		softhca_hw_segs_put(w->seg, w->nseg);
+		w->nseg = 0;
+		return 0;	/* look again */
+	}
 	if (resend) {
 		/* again, with the PSNs it had; from the rewind PSN if inside */
 		f = softhca_hw_flight_at(qp, qp->fl_send);
@@ -321,6 +375,10 @@ done_local:
 	softhca_hw_segs_put(w->seg, w->nseg);
 	w->nseg = 0;
 	spin_lock_bh(&qp->lock);
+	if (softhca_hw_req_moved(qp, w)) {
+		spin_unlock_bh(&qp->lock);
+		return 0;	/* look again */
+	}
 	if (qp->fl_send != qp->fl_tail) {
 		/* a WQE sent before and now failing: fail its flight place */
 		f = softhca_hw_flight_at(qp, qp->fl_send++);
@@ -544,38 +602,6 @@ static bool softhca_hw_req_window_full(struct softhca_hw_qp *qp)
 	}
 	spin_unlock_bh(&qp->lock);
 	return full;
-}
-
-/*
- * Where the requester goes on (lock held, no WQE being cut): the WQE of
- * the flight place it sends again, else the first WQE never sent: after
- * the flight's last place, or after the last one completed when the
- * flight is empty. Answers that come late (a network that reorders) may
- * complete places a resend had not reached again: those WQEs are not sent
- * again, their slots may already hold new ones.
- */
-static u32 softhca_hw_req_next_index(struct softhca_hw_qp *qp)
-{
-	struct softhca_hw_flight *f;
-
-	/* done places need no resend */
-	while (qp->fl_send != qp->fl_tail &&
-	       softhca_hw_flight_at(qp, qp->fl_send)->done)
-		qp->fl_send++;
-	if (qp->fl_send != qp->fl_tail)
-		return softhca_hw_flight_at(qp, qp->fl_send)->index;
-	if (qp->fl_head != qp->fl_tail) {
-		f = softhca_hw_flight_at(qp, qp->fl_tail - 1);
-		return f->index + f->nbb;
-	}
-	return qp->sq_ci;
-}
-
-/* Was the WQE being cut completed under the requester (lock held)? */
-static bool softhca_hw_req_retired(struct softhca_hw_qp *qp)
-{
-	return qp->fl_send == qp->fl_tail ||
-	       softhca_hw_flight_at(qp, qp->fl_send)->index != qp->sw->index;
 }
 
 /* The completer asked to send again from qp->rewind_psn (lock held). */

@@ -21,11 +21,12 @@
  * A READ's responses go out in runs of up to SOFTHCA_HW_SEGMENT bytes
  * from the QP's engine context (softhca_hw_resp_push()); between QPs of
  * the card the first run goes back with the request's answer. Answers
- * leave in PSN order, as IBA 9.7.5 wants: an ACK, NAK or atomic ACK that
- * comes after READ responses still to send waits for them. A request from
- * the wire is taken in softirq, where a burst of responses would only pile
- * up in the receive backlog: its READ responses all come from the engine,
- * in process context, where each frame is on its way before the next.
+ * leave in PSN order, as IBA's ordering rules want: an ACK, NAK or atomic
+ * ACK that comes after READ responses still to send waits for them. A
+ * request from the wire is taken in softirq, where a burst of responses
+ * would only pile up in the receive backlog: its READ responses all come
+ * from the engine, in process context, where each frame is on its way
+ * before the next.
  */
 #include "hw.h"
 
