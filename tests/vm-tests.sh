@@ -81,7 +81,6 @@ if [ ${#sel[@]} -gt 0 ]; then
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \
 		-e "SOFTHCA_VM_TAG=$tag" \
-		-e "SOFTHCA_WIRE_STRESS=${SOFTHCA_WIRE_STRESS:-0}" \
 		"$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
 	softhca_progress_stop ok
