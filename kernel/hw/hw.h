@@ -413,6 +413,7 @@ struct softhca_hw_qp {
 	struct softhca_hw_res *res;	/* SOFTHCA_HW_MAX_RD_ATOM of them */
 	u32 res_head;			/* oldest READ still answering */
 	u32 res_tail;			/* next free */
+	u32 res_busy;			/* of them with an answer to send */
 	/*
 	 * Answers leave in PSN order: while READ responses or atomic ACKs
 	 * wait for the engine (busy resources, or a run being sent:

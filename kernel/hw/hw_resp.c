@@ -261,10 +261,24 @@ static bool softhca_hw_resp_ack(struct softhca_hw_qp *qp,
 	return true;
 }
 
-/* The oldest READ resource with responses still to send, or NULL. */
+/* Mark @res busy (its answer still to send) or not; qp->res_busy counts. */
+static void softhca_hw_res_set_busy(struct softhca_hw_qp *qp,
+				    struct softhca_hw_res *res, bool busy)
+{
+	if (res->busy && !busy)
+		qp->res_busy--;
+	else if (!res->busy && busy)
+		qp->res_busy++;
+	res->busy = busy;
+}
+
+/* The oldest resource whose answer is still to send, or NULL. */
 static struct softhca_hw_res *softhca_hw_resp_busy(struct softhca_hw_qp *qp)
 {
 	u32 i;
+
+	if (!qp->res_busy)
+		return NULL;	/* the common case: no walk */
 
 	for (i = qp->res_head; i != qp->res_tail; i++) {
 		struct softhca_hw_res *res =
@@ -316,7 +330,7 @@ static void softhca_hw_resp_atomic_ack(struct softhca_hw_qp *qp,
 	softhca_hw_resp_ack(qp, ans, SOFTHCA_AETH_ACK, res->psn);
 	ans->pkt.opcode = SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK;
 	ans->pkt.orig = res->orig;
-	res->busy = false;
+	softhca_hw_res_set_busy(qp, res, false);
 }
 
 /* The next run of READ responses of @res, in @ans (qp->lock held). */
@@ -353,7 +367,7 @@ static u32 softhca_hw_resp_read_run(struct softhca_hw_qp *qp,
 	}
 	res->sent += run;
 	if (res->sent == res->len) {
-		res->busy = false;
+		softhca_hw_res_set_busy(qp, res, false);
 		softhca_hw_map_put(res->seg.map);
 		res->seg.map = NULL;
 	}
@@ -375,6 +389,7 @@ static enum softhca_hw_rx softhca_hw_resp_read_start(struct softhca_hw *hw,
 {
 	u32 synd;
 
+	softhca_hw_res_set_busy(qp, res, false);
 	softhca_hw_map_put(res->seg.map);
 	memset(res, 0, sizeof(*res));
 	if (pkt->dma_len) {
@@ -391,7 +406,7 @@ static enum softhca_hw_rx softhca_hw_resp_read_start(struct softhca_hw *hw,
 	res->va = pkt->va;
 	res->rkey = pkt->rkey;
 	res->len = pkt->dma_len;
-	res->busy = true;
+	softhca_hw_res_set_busy(qp, res, true);
 	return SOFTHCA_RX_OK;
 }
 
@@ -401,12 +416,9 @@ static struct softhca_hw_res *softhca_hw_resp_res(struct softhca_hw_qp *qp)
 	u32 max = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
 			  SOFTHCA_HW_MAX_RD_ATOM);
 	struct softhca_hw_res *res;
-	u32 busy = 0, i;
 
-	for (i = qp->res_head; i != qp->res_tail; i++)
-		busy += qp->res[i % SOFTHCA_HW_MAX_RD_ATOM].busy;
 	res = &qp->res[qp->res_tail % SOFTHCA_HW_MAX_RD_ATOM];
-	if (busy >= max || res->busy)
+	if (qp->res_busy >= max || res->busy)
 		return NULL;
 	if (qp->res_tail - qp->res_head == SOFTHCA_HW_MAX_RD_ATOM)
 		qp->res_head++;		/* the oldest, done: forgotten */
@@ -472,6 +484,7 @@ static enum softhca_hw_rx softhca_hw_resp_atomic(struct softhca_hw *hw,
 		orig = atomic64_fetch_add(pkt->swap_add, target);
 	softhca_hw_map_put(seg.map);
 	held = softhca_hw_resp_held(qp);
+	softhca_hw_res_set_busy(qp, res, false);
 	softhca_hw_map_put(res->seg.map);
 	memset(res, 0, sizeof(*res));
 	res->opcode = pkt->opcode & SOFTHCA_OP_OPERATION_MASK;
@@ -479,7 +492,7 @@ static enum softhca_hw_rx softhca_hw_resp_atomic(struct softhca_hw *hw,
 	res->npkts = 1;
 	res->orig = orig;
 	/* done now; answered now, or after the answers ahead of it */
-	res->busy = true;
+	softhca_hw_res_set_busy(qp, res, true);
 	if (!held)
 		softhca_hw_resp_atomic_ack(qp, res, ans);
 	return SOFTHCA_RX_OK;
@@ -505,7 +518,8 @@ static bool softhca_hw_resp_duplicate(struct softhca_hw *hw,
 				continue;
 			if ((mask & SOFTHCA_OPM_ATOMIC) &&
 			    res->opcode != SOFTHCA_OP_READ_REQUEST) {
-				res->busy = true;	/* the saved result */
+				/* the saved result */
+				softhca_hw_res_set_busy(qp, res, true);
 				if (held)
 					break;
 				softhca_hw_resp_atomic_ack(qp, res, ans);
@@ -850,6 +864,7 @@ void softhca_hw_resp_reset(struct softhca_hw_qp *qp)
 	}
 	qp->res_head = 0;
 	qp->res_tail = 0;
+	qp->res_busy = 0;
 	qp->rmsg = 0;
 	qp->rdrop = false;
 	qp->nak_sent = false;
