@@ -12,6 +12,7 @@
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/sizes.h>
@@ -44,31 +45,34 @@ struct softhca_hw_vec {
 /*
  * What the port counts (the driver reads them for "rdma statistic"):
  * packets and bytes each way, NAKs and retries, and what was dropped why.
+ * Per CPU: every packet counts, from any CPU and context, and a shared
+ * counter would be a cache line all of them write; QUERY_COUNTERS sums.
  */
 struct softhca_hw_counters {
-	atomic64_t tx_packets;
-	atomic64_t tx_bytes;
-	atomic64_t rx_packets;
-	atomic64_t rx_bytes;
-	atomic64_t retransmits;		/* resent after a NAK or timeout */
-	atomic64_t timeouts;		/* transport timer expiries */
-	atomic64_t seq_naks_sent;
-	atomic64_t seq_naks_rcvd;
-	atomic64_t rnr_naks_sent;
-	atomic64_t rnr_naks_rcvd;
-	atomic64_t duplicates;		/* requests seen again */
-	atomic64_t drop_no_qp;		/* no QP (in a receiving state) */
-	atomic64_t drop_qkey;		/* UD/GSI Q_Key mismatch */
-	atomic64_t drop_not_peer;	/* RC/UC from other than the peer */
-	atomic64_t drop_no_wqe;		/* UD/UC with no receive WQE */
-	atomic64_t drop_seq;		/* out of sequence */
-	atomic64_t drop_icrc;		/* bad ICRC (the wire) */
-	atomic64_t drop_malformed;	/* headers that do not parse */
-	atomic64_t tx_dropped;		/* could not be sent */
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 retransmits;		/* resent after a NAK or timeout */
+	u64 timeouts;			/* transport timer expiries */
+	u64 seq_naks_sent;
+	u64 seq_naks_rcvd;
+	u64 rnr_naks_sent;
+	u64 rnr_naks_rcvd;
+	u64 duplicates;			/* requests seen again */
+	u64 drop_no_qp;			/* no QP (in a receiving state) */
+	u64 drop_qkey;			/* UD/GSI Q_Key mismatch */
+	u64 drop_not_peer;		/* RC/UC from other than the peer */
+	u64 drop_no_wqe;		/* UD/UC with no receive WQE */
+	u64 drop_seq;			/* out of sequence */
+	u64 drop_icrc;			/* bad ICRC (the wire) */
+	u64 drop_malformed;		/* headers that do not parse */
+	u64 tx_dropped;			/* could not be sent */
 };
 
-#define softhca_hw_count(hw, c)		atomic64_inc(&(hw)->counters.c)
-#define softhca_hw_count_n(hw, c, n)	atomic64_add(n, &(hw)->counters.c)
+/* count one (or @n) in counter @c, on this CPU */
+#define softhca_hw_count(hw, c)		this_cpu_inc((*(hw)->counters).c)
+#define softhca_hw_count_n(hw, c, n)	this_cpu_add((*(hw)->counters).c, n)
 
 struct softhca_hw {
 	struct platform_device *pdev;
@@ -106,6 +110,11 @@ struct softhca_hw {
 	struct xarray mkeys;
 	struct xarray qps;
 	struct xarray srqs;
+	/*
+	 * Every QP, oldest first: what the engine walks when it polls
+	 * (read under RCU; changed under cmd_mutex, with qps).
+	 */
+	struct list_head engine_qps;
 	u32 mkey_variant;
 	u32 cq_next;			/* the next CQ number tried (cyclic) */
 	struct softhca_hw_qp *gsi;	/* QP1, or NULL (cmd_mutex) */
@@ -129,8 +138,8 @@ struct softhca_hw {
 	 * requester's cached peer holds while it is unchanged.
 	 */
 	atomic64_t path_gen;
-	spinlock_t gid_lock;		/* gids, gid_valid */
-	struct softhca_hw_counters counters;
+	seqlock_t gid_lock;		/* gids, gid_valid (BHs off to write) */
+	struct softhca_hw_counters __percpu *counters;
 
 	/*
 	 * The netdev the port is wired to (hw_roce.c): set and cleared under
@@ -341,6 +350,8 @@ struct softhca_hw_qp {
 	struct completion free;		/* the last reference went */
 	unsigned long work;		/* softhca_hw_qp_work bits */
 	struct rcu_head rcu;
+	struct list_head engine_node;	/* in hw->engine_qps */
+	bool engine_listed;		/* ... still (cleared when it leaves) */
 
 	/*
 	 * The QP's engine context: sending (the requester), the responder's

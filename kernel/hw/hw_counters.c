@@ -35,18 +35,31 @@ static const size_t softhca_hw_counter_at[SOFTHCA_NUM_COUNTERS] = {
 static_assert(SOFTHCA_NUM_COUNTERS <=
 	      ARRAY_SIZE(((struct softhca_counters *)0)->value));
 static_assert(sizeof(struct softhca_hw_counters) ==
-	      SOFTHCA_NUM_COUNTERS * sizeof(atomic64_t));
+	      SOFTHCA_NUM_COUNTERS * sizeof(u64));
+
+/* Counter @i (the PRM's order) summed over the CPUs. */
+static u64 softhca_hw_counter_sum(struct softhca_hw *hw, unsigned int i)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu) {
+		const void *base = per_cpu_ptr(hw->counters, cpu);
+
+		sum += READ_ONCE(*(const u64 *)(base +
+						softhca_hw_counter_at[i]));
+	}
+	return sum;
+}
 
 u8 softhca_hw_cmd_query_counters(struct softhca_hw *hw,
 				 struct softhca_hw_cmd_ctx *c)
 {
 	struct softhca_counters *out = c->out;
-	const void *base = &hw->counters;
 	unsigned int i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < SOFTHCA_NUM_COUNTERS; i++)
-		out->value[i] = cpu_to_le64(atomic64_read(base +
-						softhca_hw_counter_at[i]));
+		out->value[i] = cpu_to_le64(softhca_hw_counter_sum(hw, i));
 	return SOFTHCA_CMD_STAT_OK;
 }

@@ -27,8 +27,10 @@
  * There is no lock over a pass: each QP has its engine context (qp->run),
  * which one thread holds while it visits the QP (sends within a budget,
  * pushes READ responses, flushes), so two threads serve two QPs at once
- * and a wake-up serves the QP that rang first. A pass walks the QP table
- * by number and takes a reference on each QP it visits.
+ * and a wake-up serves the QP that rang first. A pass walks the card's
+ * list of QPs (hw->engine_qps, under RCU: a list step costs less than an
+ * xarray search, and the pass runs between every two polls of a doorbell
+ * record) and takes a reference on each QP it visits.
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -144,46 +146,61 @@ static bool softhca_hw_qp_visit(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	return work;
 }
 
-/* The next QP at or after *@index with work, referenced, or NULL. */
+/*
+ * The next QP after @prev (from the first when NULL) that the engine
+ * serves and that has work, referenced, or NULL. @prev is referenced: if
+ * it is still listed, its successor is valid under RCU; if it left the
+ * list meanwhile, the walk starts again from the first QP (a visit with
+ * nothing to do costs little).
+ */
 static struct softhca_hw_qp *softhca_hw_engine_next(struct softhca_hw *hw,
-						    unsigned long *index)
+						    struct softhca_hw_qp *prev)
 {
 	struct softhca_hw_qp *qp;
 
 	rcu_read_lock();
-	for (qp = xa_find(&hw->qps, index, ULONG_MAX, XA_PRESENT); qp;
-	     qp = xa_find_after(&hw->qps, index, ULONG_MAX, XA_PRESENT)) {
+	if (prev && READ_ONCE(prev->engine_listed))
+		qp = prev;
+	else
+		qp = list_entry(&hw->engine_qps, struct softhca_hw_qp,
+				engine_node);
+	list_for_each_entry_continue_rcu(qp, &hw->engine_qps, engine_node) {
 		if (READ_ONCE(qp->state) >= SOFTHCA_QPS_RTR &&
 		    softhca_hw_qp_has_work(qp) &&
 		    refcount_inc_not_zero(&qp->ref))
-			break;
+			goto found;
 	}
+	qp = NULL;
+found:
 	rcu_read_unlock();
 	return qp;
 }
 
 /*
  * One pass over the QPs the engine serves (RTR and later) that have work
- * (a QP another thread is visiting is skipped: it is served). The walk is
- * by QP number, one referenced QP at a time, so a visit may sleep. Return
- * whether anything was done; @next gets the earliest timer of a QP.
+ * (a QP another thread is visiting is skipped: it is served). The walk
+ * follows hw->engine_qps, one referenced QP at a time, so a visit may
+ * sleep. Return whether anything was done; @next gets the earliest timer
+ * of a QP.
  */
 static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 {
-	unsigned long index = 0;
-	struct softhca_hw_qp *qp;
+	struct softhca_hw_qp *qp, *prev = NULL;
 	bool work = false;
 
 	while (!READ_ONCE(hw->halted) &&
-	       (qp = softhca_hw_engine_next(hw, &index))) {
+	       (qp = softhca_hw_engine_next(hw, prev))) {
+		if (prev)
+			softhca_hw_qp_put(prev);
 		if (mutex_trylock(&qp->run)) {
 			if (!READ_ONCE(hw->halted))
 				work |= softhca_hw_qp_visit(hw, qp, next);
 			mutex_unlock(&qp->run);
 		}
-		softhca_hw_qp_put(qp);
-		index++;
+		prev = qp;
 	}
+	if (prev)
+		softhca_hw_qp_put(prev);
 	return work;
 }
 
@@ -216,6 +233,9 @@ enum softhca_hw_engine_step {
 	SOFTHCA_HW_BACK_OFF,	/* another task wants this CPU: sleep */
 };
 
+/* Idle passes between two looks at the clock while polling. */
+#define SOFTHCA_HW_IDLE_CLOCK_PASSES	8
+
 /*
  * Poll while there was work lately and the CPU is ours alone. When another
  * task wants it (an application busy-polling its CQ, say) the engine goes
@@ -223,12 +243,21 @@ enum softhca_hw_engine_step {
  * posters ring for themselves meanwhile and the ringing thread does the
  * work, so an engine that kept waking up would only take turns from the
  * applications (each turn a context switch in their latency).
+ *
+ * @idle passes in a row found nothing, the first at @idle_since. The
+ * clock is read every few idle passes only: a pass over a quiet card
+ * costs about what a clock read does, and the poll loop is what a post
+ * to a busy card waits for.
  */
-static enum softhca_hw_engine_step softhca_hw_engine_next_step(u64 last_work)
+static enum softhca_hw_engine_step
+softhca_hw_engine_next_step(u64 idle_since, unsigned int idle)
 {
 	u64 spin_ns = (u64)READ_ONCE(engine_spin_us) * NSEC_PER_USEC;
 
-	if (softhca_hw_engine_clock() - last_work >= spin_ns)
+	if (!spin_ns)
+		return SOFTHCA_HW_IDLE;
+	if (idle && !(idle % SOFTHCA_HW_IDLE_CLOCK_PASSES) &&
+	    softhca_hw_engine_clock() - idle_since >= spin_ns)
 		return SOFTHCA_HW_IDLE;
 	if (single_task_running())
 		return SOFTHCA_HW_POLL;
@@ -238,7 +267,8 @@ static enum softhca_hw_engine_step softhca_hw_engine_next_step(u64 last_work)
 static int softhca_hw_engine_fn(void *data)
 {
 	struct softhca_hw *hw = data;
-	u64 last_work = softhca_hw_engine_clock();
+	u64 idle_since = 0;
+	unsigned int idle = 0;
 	unsigned long backoff;
 	bool aside = false;
 	ktime_t next;
@@ -246,8 +276,10 @@ static int softhca_hw_engine_fn(void *data)
 	while (!kthread_should_stop()) {
 		atomic_set(&hw->engine_kicked, 0);
 		if (softhca_hw_engine_run(hw, &next))
-			last_work = softhca_hw_engine_clock();
-		switch (softhca_hw_engine_next_step(last_work)) {
+			idle = 0;
+		else if (!idle++)
+			idle_since = softhca_hw_engine_clock();
+		switch (softhca_hw_engine_next_step(idle_since, idle)) {
 		case SOFTHCA_HW_POLL:
 			if (aside) {
 				softhca_hw_engine_publish(hw,
@@ -275,7 +307,7 @@ static int softhca_hw_engine_fn(void *data)
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_IDLE);
 		if (softhca_hw_engine_run(hw, &next)) {
 			softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
-			last_work = softhca_hw_engine_clock();
+			idle = 0;
 			continue;
 		}
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -283,7 +315,7 @@ static int softhca_hw_engine_fn(void *data)
 			softhca_hw_engine_sleep(next);
 		__set_current_state(TASK_RUNNING);
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
-		last_work = softhca_hw_engine_clock();
+		idle = 0;
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 
@@ -97,10 +98,16 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 	softhca_hw_cmd_init(hw);
 	softhca_hw_objs_init(hw);
 
+	hw->counters = alloc_percpu(struct softhca_hw_counters);
+	if (!hw->counters) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
 	hw->regs = (void *)get_zeroed_page(GFP_KERNEL);
 	if (!hw->regs) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_counters;
 	}
 
 	hw->wq = alloc_ordered_workqueue("softhca-hw", WQ_MEM_RECLAIM);
@@ -147,6 +154,8 @@ err_wq:
 	destroy_workqueue(hw->wq);
 err_regs:
 	free_page((unsigned long)hw->regs);
+err_counters:
+	free_percpu(hw->counters);
 err_free:
 	kfree(hw);
 	return ERR_PTR(ret);
@@ -161,5 +170,6 @@ void softhca_hw_unplug(struct softhca_hw *hw)
 	softhca_hw_irq_cleanup(hw);
 	softhca_hw_release_pdev(hw);
 	free_page((unsigned long)hw->regs);
+	free_percpu(hw->counters);
 	kfree(hw);
 }

@@ -17,9 +17,10 @@ void softhca_hw_objs_init(struct softhca_hw *hw)
 	xa_init_flags(&hw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&hw->mkeys, XA_FLAGS_ALLOC1);
 	xa_init_flags(&hw->qps, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&hw->engine_qps);
 	xa_init_flags(&hw->srqs, XA_FLAGS_ALLOC1);
 	mutex_init(&hw->uar_lock);
-	spin_lock_init(&hw->gid_lock);
+	seqlock_init(&hw->gid_lock);
 	/* a zeroed peer cache (generation 0) never matches */
 	atomic64_set(&hw->path_gen, 1);
 }

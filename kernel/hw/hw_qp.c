@@ -7,11 +7,12 @@
  *
  * Lifetime: the QP table holds a reference; whoever reaches a QP by
  * number (a packet's destination, a kick, the engine's scan) takes one
- * with softhca_hw_qp_get() and drops it when done. DESTROY_QP takes the
- * QP out of the table and the engine's list, lets go of what it holds,
- * drops the table's reference and waits for the others before it returns,
- * so the driver may then unpin the QP's memory; the structure itself goes
- * after an RCU grace period (lookups read it under RCU).
+ * with softhca_hw_qp_get() and drops it when done; the engine's walk
+ * finds it in hw->engine_qps. DESTROY_QP takes the QP out of the table
+ * and the engine's list, lets go of what it holds, drops the table's
+ * reference and waits for the others before it returns, so the driver may
+ * then unpin the QP's memory; the structure itself goes after an RCU grace
+ * period (lookups and the walk read it under RCU).
  *
  * Locks: a command changing a QP's state takes qp->run (the engine
  * context: nothing is being sent) and then qp->lock (nothing is being
@@ -239,6 +240,8 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	}
 	qp->qpn = qpn;
 	qp->attr.qpn = cpu_to_le32(qpn);
+	qp->engine_listed = true;
+	list_add_tail_rcu(&qp->engine_node, &hw->engine_qps);
 	qp->pd = pd;
 	qp->scq = scq;
 	qp->rcq = rcq;
@@ -294,6 +297,8 @@ u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
 		return SOFTHCA_CMD_STAT_BAD_RESOURCE;
 	}
 	xa_erase(&hw->qps, qpn);
+	list_del_rcu(&qp->engine_node);
+	WRITE_ONCE(qp->engine_listed, false);
 	if (hw->gsi == qp)
 		hw->gsi = NULL;
 	atomic64_inc(&hw->path_gen);
@@ -544,6 +549,7 @@ void softhca_hw_qps_cleanup(struct softhca_hw *hw)
 
 	xa_for_each(&hw->qps, i, qp) {
 		xa_erase(&hw->qps, i);
+		list_del_rcu(&qp->engine_node);
 		spin_lock_bh(&qp->lock);
 		softhca_hw_qp_quiesce(qp);
 		spin_unlock_bh(&qp->lock);

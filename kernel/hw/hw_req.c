@@ -230,6 +230,19 @@ static bool softhca_hw_req_moved(struct softhca_hw_qp *qp,
 }
 
 /*
+ * Must @w, a new WQE (not a resend), wait for a READ credit or a fence
+ * (lock held)?
+ */
+static bool softhca_hw_req_waits(struct softhca_hw_qp *qp,
+				 struct softhca_hw_wqe *w, bool rd)
+{
+	if (qp->fl_send != qp->fl_tail)
+		return false;
+	return (rd && qp->rd_out >= max_t(u32, qp->attr.max_rd_atomic, 1)) ||
+	       ((w->ctrl->flags & SOFTHCA_WQE_F_FENCE) && qp->rd_out);
+}
+
+/*
  * Start the WQE at qp->sq_next (posted up to @pi): a new one, or one
  * being sent again after a rewind. Return: 1 when it is to be sent, 0
  * when it was done at once (UD, local operations, errors) or the flight
@@ -259,21 +272,22 @@ static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	/*
 	 * A READ or atomic waits for a credit (max_rd_atomic in flight); a
 	 * fenced WQE for the READs and atomics before it. The completer
-	 * schedules the QP again when one completes.
+	 * schedules the QP again when one completes. Asked before the
+	 * gather list is taken (a waiting WQE is fetched again each visit),
+	 * and again with the flight place below.
 	 */
-	spin_lock_bh(&qp->lock);
-	if (softhca_hw_req_moved(qp, w)) {
+	if (rd || (w->ctrl->flags & SOFTHCA_WQE_F_FENCE)) {
+		spin_lock_bh(&qp->lock);
+		if (softhca_hw_req_moved(qp, w)) {
+			spin_unlock_bh(&qp->lock);
+			return 0;	/* look again */
+		}
+		if (softhca_hw_req_waits(qp, w, rd)) {
+			spin_unlock_bh(&qp->lock);
+			return -1;
+		}
 		spin_unlock_bh(&qp->lock);
-		return 0;	/* look again */
 	}
-	resend = qp->fl_send != qp->fl_tail;
-	if (!resend &&
-	    ((rd && qp->rd_out >= max_t(u32, qp->attr.max_rd_atomic, 1)) ||
-	     ((w->ctrl->flags & SOFTHCA_WQE_F_FENCE) && qp->rd_out))) {
-		spin_unlock_bh(&qp->lock);
-		return -1;
-	}
-	spin_unlock_bh(&qp->lock);
 
 	if (w->length > SOFTHCA_HW_MAX_MSG) {
 		status = SOFTHCA_CQE_ST_LOC_LEN;
@@ -312,12 +326,13 @@ static int softhca_hw_req_start(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	}
 
 	spin_lock_bh(&qp->lock);
-	if (softhca_hw_req_moved(qp, w)) {
+	if (softhca_hw_req_moved(qp, w) || softhca_hw_req_waits(qp, w, rd)) {
 		spin_unlock_bh(&qp->lock);
 		softhca_hw_segs_put(w->seg, w->nseg);
 		w->nseg = 0;
 		return 0;	/* look again */
 	}
+	resend = qp->fl_send != qp->fl_tail;
 	if (resend) {
 		/* again, with the PSNs it had; from the rewind PSN if inside */
 		f = softhca_hw_flight_at(qp, qp->fl_send);
