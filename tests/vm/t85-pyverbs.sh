@@ -66,7 +66,7 @@ bad = c["failures"] + c["errors"] + c["unexpected successes"]
 passed = n - bad - c["skipped"] - c["expected failures"]
 print(f"{dev}: ran {n}, passed {passed}, skipped {c['skipped']}, "
       f"failures {c['failures']}, errors {c['errors']}")
-reasons = collections.Counter(m[1] for m in re.finditer(
+reasons = collections.Counter(m[2] for m in re.finditer(
     r"\.\.\. skipped (['\"])(.*)\1$", text, re.M))
 for r, k in sorted(reasons.items(), key=lambda x: (-x[1], x[0])):
     print(f"  skipped {k:3d}: {r}")
@@ -93,6 +93,36 @@ echo "  (softhca0: $((SECONDS - t0)) s)" >> "$SUM"
 t0=$SECONDS
 run_suite rxe0 > /dev/null
 echo "  (rxe0: $((SECONDS - t0)) s)" >> "$SUM"
+# outcomes <log softhca0> <log rxe0>: the tests whose outcome differs
+# between the two devices, each with what each device gave (a test's
+# status may follow output of its own on later lines).
+outcomes() {
+	python3 - "$1" "$2" <<'EOF'
+import re, sys
+def parse(path):
+    out, cur = {}, None
+    head = re.compile(r"^(test_\S+) \((\S+)\)(?: \.\.\.)? ?(.*)$")
+    status = re.compile(r"(?:^|\.\.\. )(ok|FAIL|ERROR|expected failure|skipped .*)$")
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        m = head.match(line)
+        if m:
+            cur = m[2]
+            line = m[3]
+        if cur is None:
+            continue
+        m = status.search(line)
+        if m and cur not in out:
+            out[cur] = m[1]
+    return out
+a, b = parse(sys.argv[1]), parse(sys.argv[2])
+for t in sorted(set(a) | set(b)):
+    x, y = a.get(t, "not run"), b.get(t, "not run")
+    if x.split()[0] != y.split()[0]:
+        print(f"  differs: {t}: softhca0 {x}; rxe0 {y}")
+EOF
+}
+outcomes "$LOGS/$GROUP.softhca0.log" "$LOGS/$GROUP.rxe0.log" >> "$SUM"
 sed 's/^/    /' "$SUM"
 res() { sed -n "s/^RESULT $1 //p" "$SUM"; }
 
