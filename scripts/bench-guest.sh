@@ -1,35 +1,59 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The benchmark, inside the VM: softhca0 on one veth, rxe0 on another.
+# perftest over RC (as before), over UD (-c UD) and through rdma_cm (-R),
+# then NVMe over RDMA: an nvmet-rdma target on each device's address and
+# the nvme-rdma host connected to it, fio 4 KiB random reads at iodepth 16
+# for $SOFTHCA_BENCH_NVME_S seconds (IOPS and p99 completion latency).
+# SOFTHCA_BENCH_PARTS="perftest nvme" (the default) picks the parts.
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 runs=${SOFTHCA_BENCH_RUNS:-3}
+nvme_s=${SOFTHCA_BENCH_NVME_S:-30}
 res=$SOFTHCA_OUT/bench.txt
 
 ip link add vethb0 type veth peer name vethb1
 ip link add vethb2 type veth peer name vethb3
 for l in vethb0 vethb1 vethb2 vethb3; do ip link set $l up; done
-ip addr add 10.7.0.1/24 dev vethb0
-ip addr add 10.7.1.1/24 dev vethb2
+declare -A addr=([softhca0]=10.7.0.1 [rxe0]=10.7.1.1)
+ip addr add ${addr[softhca0]}/24 dev vethb0
+ip addr add ${addr[rxe0]}/24 dev vethb2
 modprobe rdma_rxe
 rdma link add softhca0 type softhca netdev vethb0
 rdma link add rxe0 type rxe netdev vethb2
-sleep 2
 
 gid_of() {
 	ibv_devinfo -v -d "$1" | sed -n "s/.*GID\[ *\([0-9]*\)\].*::ffff:$2, RoCE v2.*/\1/p"
 }
-declare -A gid=([softhca0]=$(gid_of softhca0 10.7.0.1) [rxe0]=$(gid_of rxe0 10.7.1.1))
+declare -A gid
+for dev in softhca0 rxe0; do
+	for ((i = 0; i < 100; i++)); do
+		gid[$dev]=$(gid_of $dev "${addr[$dev]}")
+		[ -n "${gid[$dev]}" ] && break
+		sleep 0.1
+	done
+done
 
-# one <dev> <tool> <column> <args...>: one client figure. A run whose
-# clock calibration failed ("Correlation coefficient", no or infinite
-# figures) is repeated, up to three times.
+# one <dev> <tool> <column> <args...>: one client figure. The server gets
+# the device's address; with -R (rdma_cm) no GID index is given, rdma_cm
+# finds the device from the address. A run whose clock calibration failed
+# ("Correlation coefficient", no or infinite figures) is repeated, up to
+# three times.
 one() {
-	local dev=$1 tool=$2 col=$3 out try
+	local dev=$1 tool=$2 col=$3 out try i dx=()
 	shift 3
+	[[ " $* " == *" -R "* ]] || dx=(-x "${gid[$dev]}")
 	for try in 1 2 3; do
-		timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" >/dev/null 2>&1 &
-		sleep 1
-		out=$(timeout 300 "$tool" -d "$dev" -x "${gid[$dev]}" "$@" 127.0.0.1 2>&1)
+		timeout 300 "$tool" -d "$dev" "${dx[@]}" "$@" >/dev/null 2>&1 &
+		# the server listens on TCP (or, with -R, through rdma_cm)
+		for ((i = 0; i < 100; i++)); do
+			if [[ " $* " == *" -R "* ]]; then
+				rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:18515" && break
+			else
+				ss -Hltn "sport = :18515" 2>/dev/null | grep -q . && break
+			fi
+			sleep 0.1
+		done
+		out=$(timeout 300 "$tool" -d "$dev" "${dx[@]}" "$@" "${addr[$dev]}" 2>&1)
 		wait
 		grep -q "Correlation coefficient" <<<"$out" || break
 	done
@@ -40,21 +64,28 @@ median() {
 	sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
+# row <label> <softhca> <rxe> <unit> <better>: one line of the table.
+row() {
+	printf '%-34s %10s %10s %-6s %8s  (%s is better)\n' "$1" "$2" "$3" "$4" \
+		"$(awk -v a="$2" -v b="$3" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}')" \
+		"$5" | tee -a "$res"
+}
+
 # bench <label> <column> <unit> <better: lower|higher> <tool> <args...>
 bench() {
 	local label=$1 col=$2 unit=$3 better=$4 tool=$5 s r i
 	shift 5
 	s=$(for ((i = 0; i < runs; i++)); do one softhca0 "$tool" "$col" "$@"; done | median)
 	r=$(for ((i = 0; i < runs; i++)); do one rxe0 "$tool" "$col" "$@"; done | median)
-	printf '%-34s %10s %10s %-6s %8s  (%s is better)\n' "$label" "$s" "$r" \
-		"$unit" "$(awk -v a="$s" -v b="$r" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}')" \
-		"$better" | tee -a "$res"
+	row "$label" "$s" "$r" "$unit" "$better"
 }
 
+parts=${SOFTHCA_BENCH_PARTS:-perftest nvme}
 {
 	echo "softhca vs rxe, same VM boot ($(nproc) vCPUs, QEMU TCG), median of $runs runs"
 	printf '%-34s %10s %10s %-6s %8s\n' test softhca rxe unit ratio
 } | tee "$res"
+if [[ " $parts " == *" perftest "* ]]; then
 bench "ib_send_lat 2B typical" 5 usec lower ib_send_lat -n 5000
 bench "ib_send_lat 2B average" 6 usec lower ib_send_lat -n 5000
 bench "ib_write_lat 2B typical" 5 usec lower ib_write_lat -n 5000
@@ -63,3 +94,76 @@ bench "ib_read_lat 2B typical" 5 usec lower ib_read_lat -n 5000
 bench "ib_write_bw 64KiB average" 4 MB/s higher ib_write_bw -s 65536 -n 5000
 bench "ib_read_bw 64KiB average" 4 MB/s higher ib_read_bw -s 65536 -n 5000
 bench "ib_send_bw 64KiB average" 4 MB/s higher ib_send_bw -s 65536 -n 5000
+bench "UD ib_send_lat 2B typical" 5 usec lower ib_send_lat -c UD -n 5000
+bench "UD ib_send_lat 2B average" 6 usec lower ib_send_lat -c UD -n 5000
+bench "UD ib_send_bw 1KiB average" 4 MB/s higher ib_send_bw -c UD -s 1024 -n 20000
+bench "rdma_cm ib_write_lat 2B typical" 5 usec lower ib_write_lat -R -n 5000
+bench "rdma_cm ib_write_lat 2B average" 6 usec lower ib_write_lat -R -n 5000
+fi
+[[ " $parts " == *" nvme "* ]] || exit 0
+
+# NVMe over RDMA: one subsystem per device, each with a null_blk namespace
+# of its own (no backing memory: the transport is what is measured).
+CFS=/sys/kernel/config/nvmet
+modprobe -a nvmet nvmet-rdma nvme-rdma
+modprobe null_blk nr_devices=2 gb=1
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+port=1
+declare -A nqn nsdev
+for dev in softhca0 rxe0; do
+	nqn[$dev]=nqn.2024-01.io.softhca:bench-$dev
+	s=$CFS/subsystems/${nqn[$dev]}
+	mkdir "$s"
+	echo 1 > "$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo -n /dev/nullb$((port - 1)) > "$s/namespaces/1/device_path"
+	echo 1 > "$s/namespaces/1/enable"
+	mkdir "$CFS/ports/$port"
+	echo rdma > "$CFS/ports/$port/addr_trtype"
+	echo ipv4 > "$CFS/ports/$port/addr_adrfam"
+	echo "${addr[$dev]}" > "$CFS/ports/$port/addr_traddr"
+	echo 4420 > "$CFS/ports/$port/addr_trsvcid"
+	ln -s "$s" "$CFS/ports/$port/subsystems/${nqn[$dev]}"
+	port=$((port + 1))
+	nvme connect -t rdma -n "${nqn[$dev]}" -a "${addr[$dev]}" -s 4420 -i 2 >/dev/null
+	for ((i = 0; i < 300; i++)); do
+		for c in /sys/class/nvme/nvme*; do
+			[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "${nqn[$dev]}" ] || continue
+			# nvmeXnY, or with native multipath the subsystem's
+			# /dev/nvmeXnY beside the controller's hidden nvmeXcYnZ
+			for n in "$c"/nvme*n1 /sys/block/"${c##*/}"n1; do
+				[ -b "/dev/${n##*/}" ] && nsdev[$dev]=/dev/${n##*/}
+			done
+		done
+		[ -n "${nsdev[$dev]:-}" ] && break
+		sleep 0.1
+	done
+done
+
+# fio_fig <dev> <json field: iops|p99>: 4 KiB random reads, iodepth 16.
+declare -A fio_iops fio_p99
+for dev in softhca0 rxe0; do
+	j=$SOFTHCA_OUT/fio-$dev.json
+	if [ -n "${nsdev[$dev]:-}" ]; then
+		timeout $((nvme_s + 120)) fio --name=bench-$dev \
+			--filename="${nsdev[$dev]}" --direct=1 --ioengine=libaio \
+			--rw=randread --bs=4k --iodepth=16 --time_based \
+			--runtime="$nvme_s" --ramp_time=2 --output-format=json \
+			> "$j" 2>"$SOFTHCA_OUT/fio-$dev.err"
+	fi
+	read -r fio_iops[$dev] fio_p99[$dev] < <(python3 - "$j" <<'EOF'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+    p99 = r["clat_ns"]["percentile"]["99.000000"] / 1000.0
+    print(f"{r['iops']:.0f} {p99:.1f}")
+except Exception:
+    print("- -")
+EOF
+	)
+done
+row "NVMe/RDMA 4KiB randread qd16 IOPS" "${fio_iops[softhca0]}" "${fio_iops[rxe0]}" IOPS higher
+row "NVMe/RDMA 4KiB randread p99" "${fio_p99[softhca0]}" "${fio_p99[rxe0]}" usec lower
+for dev in softhca0 rxe0; do
+	nvme disconnect -n "${nqn[$dev]}" >/dev/null
+done

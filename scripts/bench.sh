@@ -8,7 +8,9 @@ set -euo pipefail
 
 "$SOFTHCA_TOP/scripts/build.sh" >/dev/null
 out=$SOFTHCA_CACHE/bench
-"$SOFTHCA_TOP/scripts/vm-run.sh" -t 1800 -o "$out" \
+"$SOFTHCA_TOP/scripts/vm-run.sh" -t 3600 -o "$out" \
 	-e "SOFTHCA_BENCH_RUNS=${SOFTHCA_BENCH_RUNS:-3}" \
+	-e "SOFTHCA_BENCH_PARTS=${SOFTHCA_BENCH_PARTS:-perftest nvme}" \
+	-e "SOFTHCA_BENCH_NVME_S=${SOFTHCA_BENCH_NVME_S:-30}" \
 	"$SOFTHCA_TOP/scripts/bench-guest.sh"
 cat "$out/bench.txt"
