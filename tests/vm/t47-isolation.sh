@@ -1,10 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: none
-# (not in make test yet: in a debug run the victim's stream ended with
-# REMOTE_INV_REQ after 24934 good messages, as the attacker's flood
-# ended; run it with SOFTHCA_VM_TESTS=tests/vm/t47-isolation.sh
-# SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh)
+# vm-kernels: debug
 # Isolation (issue 12): two unprivileged users on one device
 # (softhca-isolation). The victim, uid 1001, streams checked traffic and
 # holds a target MR and QP; the attacker, uid 1002 with RLIMIT_MEMLOCK of

@@ -480,6 +480,21 @@ void attack_uar(Dev &d, uint32_t victim_mark)
 	       why.empty() ? std::to_string(mapped) + " offsets map" : why);
 }
 
+/* Does @text name @word on its own: "word 0x..", or JSON's "word": ..? */
+bool has_word(const std::string &text, const std::string &word)
+{
+	for (size_t at = text.find(word); at != std::string::npos;
+	     at = text.find(word, at + 1)) {
+		char before = at ? text[at - 1] : ' ';
+		size_t end = at + word.size();
+		char after = end < text.size() ? text[end] : ' ';
+		if ((before == ' ' || before == '"' || before == '\n') &&
+		    (after == ' ' || after == '"' || after == '\n'))
+			return true;
+	}
+	return false;
+}
+
 /* What "rdma resource" tells us of the victim's objects. */
 void attack_restrack(const std::map<std::string, uint64_t> &vi)
 {
@@ -504,9 +519,14 @@ void attack_restrack(const std::map<std::string, uint64_t> &vi)
 						.append(": ")
 						.append(s)
 						.append("; ");
+			/*
+			 * attribute names as whole words ("dbrec_slot", a
+			 * slot index within its page, is not an address)
+			 */
 			for (const char *attr :
-			     { "mkey", "iova", "dbrec", "rkey", "lkey" })
-				if (o.find(attr) != std::string::npos)
+			     { "mkey", "iova", "dbrec", "dbrec_addr", "rkey",
+			       "lkey" })
+				if (has_word(o, attr))
 					leak += cmd + ": " + attr + "; ";
 		}
 	/* the victim's objects are listed (the test sees them at all) */
