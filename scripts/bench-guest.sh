@@ -103,10 +103,13 @@ fi
 [[ " $parts " == *" nvme "* ]] || exit 0
 
 # NVMe over RDMA: one subsystem per device, each with a null_blk namespace
-# of its own (no backing memory: the transport is what is measured).
+# of its own (no backing memory: the transport is what is measured). The
+# same fio on a third null_blk device, local, gives what the block layer
+# and fio alone cost in this VM (Debian's kernel has no nvme-loop, which
+# would show the NVMe-oF stack without a transport).
 CFS=/sys/kernel/config/nvmet
 modprobe -a nvmet nvmet-rdma nvme-rdma
-modprobe null_blk nr_devices=2 gb=1
+modprobe null_blk nr_devices=3 gb=1
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 port=1
 declare -A nqn nsdev
@@ -142,7 +145,8 @@ done
 
 # fio_fig <dev> <json field: iops|p99>: 4 KiB random reads, iodepth 16.
 declare -A fio_iops fio_p99
-for dev in softhca0 rxe0; do
+nsdev[local]=/dev/nullb2
+for dev in softhca0 rxe0 local; do
 	j=$SOFTHCA_OUT/fio-$dev.json
 	if [ -n "${nsdev[$dev]:-}" ]; then
 		timeout $((nvme_s + 120)) fio --name=bench-$dev \
@@ -164,6 +168,8 @@ EOF
 done
 row "NVMe/RDMA 4KiB randread qd16 IOPS" "${fio_iops[softhca0]}" "${fio_iops[rxe0]}" IOPS higher
 row "NVMe/RDMA 4KiB randread p99" "${fio_p99[softhca0]}" "${fio_p99[rxe0]}" usec lower
+printf '%-34s %10s %10s %-6s %8s  (%s)\n' "local null_blk, no NVMe: IOPS" \
+	"${fio_iops[local]}" - IOPS - "fio and the block layer alone" | tee -a "$res"
 for dev in softhca0 rxe0; do
 	nvme disconnect -n "${nqn[$dev]}" >/dev/null
 done
