@@ -46,14 +46,24 @@ int softhca_mkey_create(struct softhca_dev *dev,
 	return ret;
 }
 
-/* Destroy an MKEY of softhca_mkey_create(); 0 once the card let go. */
+/*
+ * Destroy an MKEY of softhca_mkey_create(); 0 once the card let go. Its
+ * index leaves dev->mrs (a listing) before the command: once the card
+ * frees the index another thread's CREATE_MKEY may get it and insert it
+ * before this thread would run again. A failed destroy leaves the MKEY
+ * on the card, and its listing entry is put back.
+ */
 int softhca_mkey_destroy(struct softhca_dev *dev, u32 key)
 {
 	int ret;
 
+	xa_erase_bh(&dev->mrs, SOFTHCA_MKEY_INDEX(key));
 	ret = softhca_cmd_destroy(dev, SOFTHCA_CMD_DESTROY_MKEY, key);
-	if (!ret)
-		xa_erase_bh(&dev->mrs, SOFTHCA_MKEY_INDEX(key));
+	if (ret && xa_insert_bh(&dev->mrs, SOFTHCA_MKEY_INDEX(key),
+				xa_mk_value(key), GFP_KERNEL))
+		ibdev_dbg(&dev->ibdev,
+			  "mkey 0x%x stays on the card but not in its listing\n",
+			  key);
 	return ret;
 }
 

@@ -116,7 +116,18 @@ struct softhca_hw {
 	 */
 	struct list_head engine_qps;
 	u32 mkey_variant;
-	u32 cq_next;			/* the next CQ number tried (cyclic) */
+	/*
+	 * The next number tried for each kind (cmd_mutex): numbers are given
+	 * cyclically, as rxe's pools do, so a destroyed object's number comes
+	 * back only after every other one. An event, a CQE or a packet of
+	 * the old object still on its way cannot pass for a new one's, and
+	 * the driver, which forgets the old number only once its destroy
+	 * command has completed, never sees it handed out again meanwhile.
+	 */
+	u32 cq_next;
+	u32 qp_next;
+	u32 srq_next;
+	u32 mkey_next;
 	struct softhca_hw_qp *gsi;	/* QP1, or NULL (cmd_mutex) */
 	struct softhca_hw_eq __rcu *async_eq;	/* events of objects */
 	struct softhca_hw_eq __rcu *cmd_eq;	/* command completions */

@@ -106,11 +106,7 @@ u8 softhca_hw_cmd_create_cq(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		kfree(cq);
 		return st;
 	}
-	/*
-	 * Numbers are given cyclically: a destroyed CQ's number comes back
-	 * only after every other one, so an event of it still in an EQ
-	 * cannot pass for a new CQ's.
-	 */
+	/* numbers are given cyclically (hw->cq_next) */
 	if (xa_alloc_cyclic(&hw->cqs, &cqn, cq,
 			    XA_LIMIT(SOFTHCA_HW_CQ_FIRST, SOFTHCA_HW_CQ_LAST),
 			    &hw->cq_next, GFP_KERNEL) < 0) {

@@ -145,9 +145,10 @@ u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,
 				goto err_map;
 		}
 	}
-	if (xa_alloc(&hw->mkeys, &index, NULL,
-		     XA_LIMIT(SOFTHCA_HW_MKEY_FIRST, SOFTHCA_HW_MKEY_LAST),
-		     GFP_KERNEL)) {
+	if (xa_alloc_cyclic(&hw->mkeys, &index, NULL,
+			    XA_LIMIT(SOFTHCA_HW_MKEY_FIRST,
+				     SOFTHCA_HW_MKEY_LAST),
+			    &hw->mkey_next, GFP_KERNEL) < 0) {
 		c->syndrome = SOFTHCA_SYND_MKEY_LIMIT;
 		st = SOFTHCA_CMD_STAT_EXCEED_LIM;
 		goto err_map;

@@ -233,9 +233,10 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		qpn = SOFTHCA_GSI_QPN;
 		if (xa_insert(&hw->qps, qpn, qp, GFP_KERNEL))
 			goto err_limit;
-	} else if (xa_alloc(&hw->qps, &qpn, qp,
-			    XA_LIMIT(SOFTHCA_HW_QP_FIRST, SOFTHCA_HW_QP_LAST),
-			    GFP_KERNEL)) {
+	} else if (xa_alloc_cyclic(&hw->qps, &qpn, qp,
+				   XA_LIMIT(SOFTHCA_HW_QP_FIRST,
+					    SOFTHCA_HW_QP_LAST),
+				   &hw->qp_next, GFP_KERNEL) < 0) {
 		goto err_limit;
 	}
 	qp->qpn = qpn;

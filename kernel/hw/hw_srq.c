@@ -71,9 +71,9 @@ u8 softhca_hw_cmd_create_srq(struct softhca_hw *hw,
 		kfree(srq);
 		return st;
 	}
-	if (xa_alloc(&hw->srqs, &srqn, srq,
-		     XA_LIMIT(SOFTHCA_HW_SRQ_FIRST, SOFTHCA_HW_SRQ_LAST),
-		     GFP_KERNEL)) {
+	if (xa_alloc_cyclic(&hw->srqs, &srqn, srq,
+			    XA_LIMIT(SOFTHCA_HW_SRQ_FIRST, SOFTHCA_HW_SRQ_LAST),
+			    &hw->srq_next, GFP_KERNEL) < 0) {
 		softhca_hw_srq_free(srq);
 		c->syndrome = SOFTHCA_SYND_SRQ_LIMIT;
 		return SOFTHCA_CMD_STAT_EXCEED_LIM;

@@ -886,6 +886,88 @@ static void fast_reg_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&dev->kdbrecs), 0u);
 }
 
+/*
+ * A destroyed object's number is not handed out again at once: the
+ * driver forgets a QP, SRQ or MKEY only once its destroy command has
+ * completed, and a create in another thread meanwhile would find the
+ * number still taken (-EBUSY from its xa_insert, seen under churn).
+ */
+static void numbers_not_reused_test(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct softhca_dev *dev = c->dev;
+	struct ib_srq_init_attr sattr = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr attr = {};
+	struct softhca_mkey_ctx mctx = {};
+	struct softhca_pas_buf pb;
+	struct softhca_srq *srq[2];
+	struct softhca_qp *qp[2];
+	u32 key[2], qpn, srqn;
+	int i;
+
+	/* MKEYs */
+	mctx.pdn = cpu_to_le32(c->pd->pdn);
+	mctx.access = cpu_to_le32(SOFTHCA_ACCESS_LOCAL_WRITE);
+	mctx.iova = cpu_to_le64(c->buf_dma);
+	mctx.length = cpu_to_le64(BUF_SIZE);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, softhca_pas_from_coherent(dev, c->buf_dma,
+								BUF_SIZE, &pb),
+				0);
+		softhca_pas_to_prm(&pb, &mctx.pas);
+		KUNIT_ASSERT_EQ(test, softhca_mkey_create(dev, &mctx, &key[i]),
+				0);
+		softhca_pas_free(dev, &pb);
+		KUNIT_EXPECT_NOT_NULL(test, xa_load(&dev->mrs,
+						    SOFTHCA_MKEY_INDEX(key[i])));
+		KUNIT_EXPECT_EQ(test, softhca_mkey_destroy(dev, key[i]), 0);
+		KUNIT_EXPECT_NULL(test, xa_load(&dev->mrs,
+						SOFTHCA_MKEY_INDEX(key[i])));
+	}
+	KUNIT_EXPECT_NE(test, SOFTHCA_MKEY_INDEX(key[0]),
+			SOFTHCA_MKEY_INDEX(key[1]));
+
+	/* QPs */
+	c->cq = create_cq(test, c, 8);
+	attr.qp_type = IB_QPT_RC;
+	attr.send_cq = &c->cq->ibcq;
+	attr.recv_cq = &c->cq->ibcq;
+	attr.cap.max_send_wr = 4;
+	attr.cap.max_recv_wr = 4;
+	for (i = 0; i < 2; i++) {
+		qp[i] = create_qp(test, c, &attr);
+		qpn = qp[i]->qpn;
+		KUNIT_EXPECT_EQ(test, softhca_destroy_qp(&qp[i]->ibqp, NULL), 0);
+		qp[i]->qpn = qpn;
+	}
+	KUNIT_EXPECT_NE(test, qp[0]->qpn, qp[1]->qpn);
+
+	/* SRQs */
+	if (dev->caps.cap_flags & SOFTHCA_CAP_SRQ) {
+		for (i = 0; i < 2; i++) {
+			srq[i] = kunit_kzalloc(test, sizeof(*srq[i]),
+					       GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, srq[i]);
+			srq[i]->ibsrq.device = &dev->ibdev;
+			srq[i]->ibsrq.pd = &c->pd->ibpd;
+			KUNIT_ASSERT_EQ(test, softhca_create_srq(&srq[i]->ibsrq,
+								 &sattr, NULL),
+					0);
+			srqn = srq[i]->srqn;
+			KUNIT_EXPECT_EQ(test,
+					softhca_destroy_srq(&srq[i]->ibsrq,
+							    NULL),
+					0);
+			srq[i]->srqn = srqn;
+		}
+		KUNIT_EXPECT_NE(test, srq[0]->srqn, srq[1]->srqn);
+	}
+	KUNIT_EXPECT_EQ(test, softhca_destroy_cq(&c->cq->ibcq, NULL), 0);
+}
+
 static struct kunit_case card_cases[] = {
 	KUNIT_CASE(rc_loopback_test),
 	KUNIT_CASE(refusals_test),
@@ -893,6 +975,7 @@ static struct kunit_case card_cases[] = {
 	KUNIT_CASE(gsi_ud_test),
 	KUNIT_CASE(srq_test),
 	KUNIT_CASE(fast_reg_test),
+	KUNIT_CASE(numbers_not_reused_test),
 	{}
 };
 
