@@ -303,7 +303,8 @@ struct softhca_qp {
 	u32 qpn;
 	u8 hw_type;			/* softhca_qp_type */
 	bool kernel;			/* a kernel QP (udata == NULL) */
-	/* user QPs: the provider's buffer and record */
+	/* user QPs: their context, the provider's buffer and record */
+	struct softhca_ucontext *uctx;
 	struct ib_umem *umem;
 	struct softhca_dbrec db;
 	struct ib_qp_cap cap;		/* as reported to the application */

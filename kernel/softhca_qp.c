@@ -208,6 +208,8 @@ static int softhca_uqp_create(struct softhca_dev *dev, struct softhca_qp *qp,
 	struct softhca_create_qp_req req;
 	struct softhca_pas_buf pb;
 	struct softhca_qp_ctx ctx;
+
+	qp->uctx = uctx;
 	unsigned long pgsz;
 	u8 page_offset;
 	size_t size;

@@ -59,6 +59,33 @@ static long softhca_wake_cq_db(struct softhca_wake_file *wf, u32 cqn)
 	return ret;
 }
 
+/*
+ * The wake-up doorbell for QP @qpn of the file's context: a QP of another
+ * context (or a kernel QP) is refused as if it did not exist, as a UAR
+ * doorbell naming another process's QP would be by an HCA, so no one
+ * makes the card visit someone else's queues. The QP cannot go away under
+ * dev->qps' lock.
+ */
+static long softhca_wake_qp(struct softhca_wake_file *wf, u32 qpn)
+{
+	struct softhca_dev *dev = wf->dev;
+	struct softhca_qp *qp;
+	bool own;
+
+	xa_lock_bh(&dev->qps);
+	qp = xa_load(&dev->qps, qpn);
+	own = qp && !qp->kernel && &qp->uctx->ibuc == wf->uobj.context;
+	xa_unlock_bh(&dev->qps);
+	if (!own) {
+		pr_debug("softhca: wake-up for QP %u, not the context's\n",
+			 qpn);
+		return -EINVAL;
+	}
+	trace_softhca_engine_doorbell(dev, qpn, "wake-file");
+	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qpn);
+	return 0;
+}
+
 static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
 {
@@ -75,14 +102,12 @@ static long softhca_wake_ioctl(struct file *filp, unsigned int cmd,
 		return -EINVAL;
 	}
 	down_read(&wf->lock);
-	if (!wf->dev) {
+	if (!wf->dev)
 		ret = -EIO;
-	} else if (cmd == SOFTHCA_CQ_DB_IOCTL) {
+	else if (cmd == SOFTHCA_CQ_DB_IOCTL)
 		ret = softhca_wake_cq_db(wf, arg);
-	} else {
-		trace_softhca_engine_doorbell(wf->dev, arg, "wake-file");
-		softhca_hw_write32(wf->dev->hw, SOFTHCA_REG_ENGINE_DB, arg);
-	}
+	else
+		ret = softhca_wake_qp(wf, arg);
 	up_read(&wf->lock);
 	if (ret == -EIO)
 		pr_debug("softhca: wake-up file of a closed context\n");

@@ -2495,6 +2495,24 @@ void test_wake_file()
 		ibv_destroy_cq(theirs);
 		ibv_destroy_cq(mine);
 	}
+	{
+		/* the wake-up doorbell: the context's own QPs only */
+		Dev other;
+		Pair mine(*d), theirs(other);
+		int own = wake_call(fd, SOFTHCA_WAKE_IOCTL, mine.a->qp_num);
+		int foreign =
+			wake_call(fd, SOFTHCA_WAKE_IOCTL, theirs.a->qp_num);
+		/* QP1 is the kernel's (the MAD layer's GSI QP) */
+		int kernel = wake_call(fd, SOFTHCA_WAKE_IOCTL, 1);
+		int none = wake_call(fd, SOFTHCA_WAKE_IOCTL, 0xfffff0);
+
+		result(own == 0 && foreign == EINVAL && kernel == EINVAL &&
+			       none == EINVAL,
+		       "wake.qp-doorbell-own-qps-only",
+		       "own " + str(own) + " other context's " + str(foreign) +
+			       " kernel QP " + str(kernel) + " no QP " +
+			       str(none));
+	}
 	int e = wake_call(fd, _IO(RDMA_IOCTL_MAGIC, 0x9f), 0);
 	result(e == ENOTTY, "wake.unknown-ioctl-enotty", "errno " + str(e));
 	e = wake_call(fd, SOFTHCA_WAKE_IOCTL, 1UL << 32);
