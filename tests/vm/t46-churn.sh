@@ -21,6 +21,9 @@ check link-add rdma link add softhca0 type softhca netdev veth46
 gid=$(ibv_devinfo -v -d softhca0 |
 	sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.46.0.1, RoCE v2.*/\1/p')
 check rocev2-gid-found test -n "$gid"
+# what the card holds from the start: the MAD layer's GSI QP, its CQ and
+# its PD's DMA MR (ib_core's own client of every RDMA device)
+for t in qps cqs mrs; do debugfs_baseline /sys/kernel/debug/softhca/softhca0/$t; done
 
 check_tool timeout $((secs + 600)) "$BIN/softhca-churn" softhca0 "$gid" "$secs" 3
 
@@ -35,9 +38,9 @@ no_restrack_objects() {
 	done
 }
 check no-restrack-objects wait_for 60 no_restrack_objects
-check no-cqs-left debugfs_empty $C/cqs
-check no-mrs-left debugfs_empty $C/mrs
-check no-qps-left debugfs_empty $C/qps
+check no-cqs-left debugfs_as_baseline $C/cqs
+check no-mrs-left debugfs_as_baseline $C/mrs
+check no-qps-left debugfs_as_baseline $C/qps
 check no-contexts-left debugfs_empty $C/dbrec_pages
 check link-delete rdma link delete softhca0
 check rmmod rmmod softhca
