@@ -63,15 +63,19 @@ static long softhca_wake_cq_db(struct softhca_wake_file *wf, u32 cqn)
  * The wake-up doorbell for QP @qpn of the file's context: a QP of another
  * context (or a kernel QP) is refused as if it did not exist, as a UAR
  * doorbell naming another process's QP would be by an HCA, so no one
- * makes the card visit someone else's queues. The QP cannot go away under
- * dev->qps' lock.
+ * makes the card visit someone else's queues. QPN 0, which no QP has,
+ * wakes the engine thread alone (it visits whatever has work). The QP
+ * cannot go away under dev->qps' lock.
  */
+#define SOFTHCA_NO_QPN	0
 static long softhca_wake_qp(struct softhca_wake_file *wf, u32 qpn)
 {
 	struct softhca_dev *dev = wf->dev;
 	struct softhca_qp *qp;
 	bool own;
 
+	if (qpn == SOFTHCA_NO_QPN)
+		goto ring;
 	xa_lock_bh(&dev->qps);
 	qp = xa_load(&dev->qps, qpn);
 	own = qp && !qp->kernel && &qp->uctx->ibuc == wf->uobj.context;
@@ -81,6 +85,7 @@ static long softhca_wake_qp(struct softhca_wake_file *wf, u32 qpn)
 			 qpn);
 		return -EINVAL;
 	}
+ring:
 	trace_softhca_engine_doorbell(dev, qpn, "wake-file");
 	softhca_hw_write32(dev->hw, SOFTHCA_REG_ENGINE_DB, qpn);
 	return 0;
