@@ -9,7 +9,8 @@
 # objects compiled, packages set up, checks done) is sampled and a line
 #   [softhca] KUnit kernel: 812/2900 objects, 3:05 elapsed, about 7:50 left
 # is shown: rewritten in place every 2 s when stderr is a terminal, printed
-# every 30 s otherwise (CI logs). TOTAL is a number; or empty, or a command
+# every 30 s otherwise (CI logs; SOFTHCA_PROGRESS_EVERY=<s> for a test's
+# sake). TOTAL is a number; or empty, or a command
 # printing one (sampled each time), either of which gives way to the last
 # run's count when there is one.
 # "ok" records this run's time and count (FINAL_COUNT, default the last
@@ -40,11 +41,19 @@ softhca_progress_start() {
 	total=${total:-$last_n}
 	softhca_progress_count=$count
 	(
+		# Never dies of a sample: the callers run under "set -e
+		# -o pipefail", and a find over a tree that a build is
+		# writing fails now and then (a file gone between its
+		# listing and its stat). A monitor that died made
+		# softhca_progress_stop's kill fail, and that ended the
+		# caller, its build done (a cold debug-kernel build, once).
+		set +e +o pipefail
 		trap 'kill $! 2>/dev/null; exit 0' TERM
 		tty=0
 		[ -t 2 ] && tty=1
 		t0=$SECONDS
-		next=$((SECONDS + 30))
+		every=${SOFTHCA_PROGRESS_EVERY:-30}
+		next=$((SECONDS + every))
 		while :; do
 			sleep 2 &
 			wait $!
@@ -52,7 +61,7 @@ softhca_progress_start() {
 			if [ $tty -eq 0 ] && [ $SECONDS -lt $next ]; then
 				continue
 			fi
-			next=$((SECONDS + 30))
+			next=$((SECONDS + every))
 			n=$(eval "$count" 2>/dev/null | head -n 1)
 			[[ $n =~ ^[0-9]+$ ]] || n=0
 			tn=$total
@@ -86,12 +95,13 @@ softhca_progress_start() {
 softhca_progress_stop() {
 	local n
 	[ -n "$softhca_progress_pid" ] || return 0
-	kill "$softhca_progress_pid" 2>/dev/null
-	wait "$softhca_progress_pid" 2>/dev/null
+	# (the monitor may have ended already: that is not the step failing)
+	kill "$softhca_progress_pid" 2>/dev/null || true
+	wait "$softhca_progress_pid" 2>/dev/null || true
 	softhca_progress_pid=
 	[ -t 2 ] && printf '\r\033[K' >&2
 	if [ "${1:-}" = ok ]; then
-		n=${2:-$(eval "$softhca_progress_count" 2>/dev/null | head -n 1)}
+		n=${2:-$(eval "$softhca_progress_count" 2>/dev/null | head -n 1 || true)}
 		[[ $n =~ ^[0-9]+$ ]] || n=0
 		mkdir -p "$(dirname "$SOFTHCA_CACHE/$softhca_progress_key")"
 		echo "$((SECONDS - softhca_progress_t0)) $n" \

@@ -18,4 +18,31 @@ if [ -n "${SOFTHCA_RESULTS:-}" ]; then
 		echo "FAIL host.run-exit-$rc" >> "$SOFTHCA_RESULTS"
 	fi
 fi
+
+# The progress line's monitor (scripts/progress.sh) under a caller's
+# "set -euo pipefail": a sample that fails (a find racing a build) must
+# not end the monitor, nor the step that started it.
+check_progress() {
+	local out
+	out=$(SOFTHCA_CACHE=$(mktemp -d) SOFTHCA_PROGRESS_EVERY=1 bash -c '
+		set -euo pipefail
+		. "$1"
+		softhca_progress_start t/x "sampling" things 10 "false | cat"
+		sleep 3
+		kill -0 "$softhca_progress_pid"
+		softhca_progress_stop ok 3
+		echo "step ended well"' check "$SOFTHCA_TOP/scripts/progress.sh" 2>&1)
+	printf '%s\n' "$out"
+	printf '%s\n' "$out" | grep -q '^\[softhca\] sampling: 0/10 things' &&
+		printf '%s\n' "$out" | grep -qx 'step ended well'
+}
+if check_progress >>"$log" 2>&1; then
+	r=PASS
+else
+	r=FAIL
+	rc=1
+fi
+[ -z "${SOFTHCA_RESULTS:-}" ] ||
+	echo "$r host.scripts.progress-survives-failing-samples" >> "$SOFTHCA_RESULTS"
+echo "$r host.scripts.progress-survives-failing-samples"
 exit $rc
