@@ -746,6 +746,8 @@ struct softhca_hw_answer {
 	struct softhca_hw_seg seg;	/* READ response bytes */
 };
 
+bool softhca_hw_pkt_from_peer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			      const struct softhca_hw_pkt *pkt);
 bool softhca_hw_resp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			const struct softhca_hw_pkt *pkt,
 			struct softhca_hw_answer *ans);

@@ -38,10 +38,20 @@ enum softhca_hw_rx {
 	SOFTHCA_RX_REM_OP,
 };
 
-/* Is a packet from @pkt's sender one from @qp's peer? */
-static bool softhca_hw_resp_from_peer(struct softhca_hw *hw,
-				      struct softhca_hw_qp *qp,
-				      const struct softhca_hw_pkt *pkt)
+/**
+ * softhca_hw_pkt_from_peer - is @pkt from @qp's peer?
+ * @hw: the card
+ * @qp: an RC or UC QP (its lock held)
+ * @pkt: a request for its responder, or an answer for its completer
+ *
+ * The packet's source GID is the QP's destination GID, its destination
+ * GID the QP's own source GID and, when it names its sender (loopback
+ * requests do), that sender is the QP's destination QP: as a responder
+ * checks every request, and a requester every answer (a frame naming the
+ * QP's number from any other host is not its peer's).
+ */
+bool softhca_hw_pkt_from_peer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			      const struct softhca_hw_pkt *pkt)
 {
 	if (pkt->src_qpn && pkt->src_qpn != le32_to_cpu(qp->attr.dest_qpn))
 		return false;
@@ -758,7 +768,7 @@ bool softhca_hw_resp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	case SOFTHCA_QPT_RC:
 		if ((pkt->opcode & SOFTHCA_OP_TRANSPORT_MASK) != SOFTHCA_OP_RC)
 			break;
-		if (!softhca_hw_resp_from_peer(hw, qp, pkt)) {
+		if (!softhca_hw_pkt_from_peer(hw, qp, pkt)) {
 			softhca_hw_count(hw, drop_not_peer);
 			break;
 		}
@@ -767,7 +777,7 @@ bool softhca_hw_resp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	case SOFTHCA_QPT_UC:
 		if ((pkt->opcode & SOFTHCA_OP_TRANSPORT_MASK) != SOFTHCA_OP_UC)
 			break;
-		if (!softhca_hw_resp_from_peer(hw, qp, pkt)) {
+		if (!softhca_hw_pkt_from_peer(hw, qp, pkt)) {
 			softhca_hw_count(hw, drop_not_peer);
 			break;
 		}

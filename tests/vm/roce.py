@@ -8,6 +8,11 @@
     RoCEv2 packet built here, its ICRC computed here (IBTA annex 17, with
     zlib's CRC-32): an RC SEND ONLY for QP 0xabcdef, which does not exist.
 
+  roce.py ack <src-ip> <dst-ip> <qpn> <psn>
+    Sends one RC ACKNOWLEDGE (an AETH saying ACK, valid ICRC) for QP
+    <qpn>, PSN <psn>, from <src>: an answer forged by a host that is not
+    the QP's peer.
+
   roce.py check-pcap <file> [<ip> <n>]
     Recomputes the ICRC of every RoCEv2 frame (UDP 4791, IPv4 or IPv6) of
     a tcpdump capture; fails if one differs or there are none. With <ip>,
@@ -85,8 +90,9 @@ def check_pcap(path, dump_src=None, dump_n=0):
     return n > 0 and bad == 0
 
 
-def send_only(src, dst, qpn, psn, payload):
-    bth = struct.pack("!BBHII", 0x04, 0, 0xFFFF, qpn & 0xFFFFFF,
+def rc_packet(src, dst, opcode, qpn, psn, payload):
+    """An IPv4 RoCEv2 packet: BTH of <opcode>, then <payload>, then ICRC."""
+    bth = struct.pack("!BBHII", opcode, 0, 0xFFFF, qpn & 0xFFFFFF,
                       psn & 0xFFFFFF)
     udp_len = 8 + len(bth) + len(payload) + 4
     tot = 20 + udp_len
@@ -99,10 +105,27 @@ def send_only(src, dst, qpn, psn, payload):
     return pkt + icrc(pkt)
 
 
+def send_only(src, dst, qpn, psn, payload):
+    return rc_packet(src, dst, 0x04, qpn, psn, payload)
+
+
+def raw_send(src, dst, pkt):
+    r = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    r.setsockopt(socket.IPPROTO_IP, socket.IP_HDRINCL, 1)
+    r.sendto(pkt, (dst, 0))
+
+
 def main():
     if sys.argv[1] == "check-pcap":
         dump = sys.argv[3:5] if len(sys.argv) >= 5 else (None, 0)
         sys.exit(0 if check_pcap(sys.argv[2], dump[0], int(dump[1])) else 1)
+    if sys.argv[1] == "ack":
+        src, dst = sys.argv[2], sys.argv[3]
+        qpn, psn = int(sys.argv[4], 0), int(sys.argv[5], 0)
+        aeth = struct.pack("!I", 0x1F << 24 | 1)    # ACK, credits invalid, MSN 1
+        raw_send(src, dst, rc_packet(src, dst, 0x11, qpn, psn, aeth))
+        print(f"sent an RC ACK for QP {qpn:#x} PSN {psn:#x} from {src}")
+        return
     src, dst, count = sys.argv[2], sys.argv[3], int(sys.argv[4])
     rnd = random.Random(4791)
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -111,9 +134,7 @@ def main():
         n = rnd.choice((0, 1, 3, rnd.randrange(0, 1400)))
         u.sendto(bytes(rnd.randrange(256) for _ in range(n)),
                  (dst, ROCE_PORT))
-    r = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-    r.setsockopt(socket.IPPROTO_IP, socket.IP_HDRINCL, 1)
-    r.sendto(send_only(src, dst, 0xABCDEF, 0, b"softhca-hostile!"), (dst, 0))
+    raw_send(src, dst, send_only(src, dst, 0xABCDEF, 0, b"softhca-hostile!"))
     print(f"sent {count} random payloads and one SEND ONLY to QP 0xabcdef")
 
 

@@ -351,6 +351,37 @@ expect_eq hostile-garbage-dropped-and-counted $((icrc1 - icrc0 + mal1 - mal0)) 2
 expect_eq hostile-valid-icrc-no-qp-counted $((noqp1 - noqp0)) 1
 two_sided pair.after-hostile.rc-pingpong sb softhca61 "$g61" "" softhca60 "$g60" 10.6.0.2 pingpong ibv_rc_pingpong -c -n 100
 
+# An answer forged by another host: an RC ACK (valid ICRC) naming the QP
+# of a pingpong server on softhca61 from 10.6.0.3, an address that is not
+# the QP's path, is dropped and counted as not from the peer (the
+# completer takes answers only from its peer, as the responder takes
+# requests); the server's own client then runs through it.
+slog=$LOGS/$GROUP.forged-ack.server.log
+clog=$LOGS/$GROUP.forged-ack.client.log
+logmap forged-ack-dropped-not-peer "$clog"
+np0=$(counter softhca61 rx_drop_not_peer)
+nsx sb timeout 120 ibv_rc_pingpong -d softhca61 -g "$g61" -n 100 >"$slog" 2>&1 &
+srv=$!
+qpn=
+if wait_listen_ns sb $srv $PORT 2>"$clog"; then
+	qpn=$(nsx sb rdma resource show qp link softhca61/1 |
+		awk '/type RC/ && /comm ibv_rc_pingpong/ {
+			for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1)
+		}' | head -n 1)
+fi
+check forged-ack-server-qp test -n "$qpn"
+check forged-ack-sent python3 "$SOFTHCA_TOP/tests/vm/roce.py" ack 10.6.0.3 10.6.0.2 "${qpn:-0}" 0
+np1=$np0
+for ((i = 0; i < 50 && np1 == np0; i++)); do
+	sleep 0.1
+	np1=$(counter softhca61 rx_drop_not_peer)
+done
+expect_eq forged-ack-dropped-not-peer $((np1 - np0)) 1
+timeout 120 ibv_rc_pingpong -d softhca60 -g "$g60" -n 100 10.6.0.2 >>"$clog" 2>&1
+crc=$?
+wait $srv
+expect_eq forged-ack.pingpong-after "$crc $? $(grep -c 'iters in' "$clog" "$slog" | cut -d: -f2 | tr '\n' ' ')" "0 0 1 1 "
+
 # A bridge port has a receive handler already: refused, and said why.
 ip link add br70 type bridge
 ip link add veth70 type veth peer name veth71
