@@ -218,13 +218,20 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 		goto out;
 	/* the body is visible before the owner bit that validates it */
 	wmb();
+	/*
+	 * Traced before the owner bit: a tasklet already running on another
+	 * CPU may take the EQE as soon as it is valid, and a trace read in
+	 * order shows the EQE written before it was taken.
+	 */
+	raise = eq->armed;
+	trace_softhca_hw_eqe(hw, eq->eqn, eq->pi, type, obj, data0, raise);
 	ret = softhca_hw_pas_rw(hw, &eq->pas,
 				off + offsetof(struct softhca_eqe, owner),
 				&owner, 1, true);
-	if (ret)
+	if (ret) {
+		raise = false;
 		goto out;
-	raise = eq->armed;
-	trace_softhca_hw_eqe(hw, eq->eqn, eq->pi, type, obj, data0, raise);
+	}
 	eq->pi++;
 	eq->armed = false;
 out:
