@@ -19,6 +19,13 @@
 
 SOFTHCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SOFTHCA_CACHE=${SOFTHCA_CACHE:-$SOFTHCA_TOP/.cache}
+# ccache (the debug kernel, the modules built for it, KUnit's, the DKMS
+# cache of t90) in depend mode: on a miss it takes the compiler's own
+# dependency file (Kbuild's -Wp,-MMD) instead of running the preprocessor
+# a second time to hash its output. A cold build through ccache took 40%
+# longer than plain gcc here without it, 3% with it; hits are found the
+# same way (the direct mode's manifests).
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 SOFTHCA_KSERIES=${SOFTHCA_KSERIES:-6.1}
 
 case $SOFTHCA_KSERIES in

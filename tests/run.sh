@@ -173,6 +173,8 @@ stage lint scripts/lint.sh
 stage docs scripts/htmldocs.sh
 [ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
+# and the ccache t90's DKMS build in the guest takes its objects from
+[ -f build/deb/softhca-dkms_*_all.deb ] && stage dkms-ccache scripts/dkms-ccache.sh
 stage kunit scripts/kunit.sh	# builds the debug kernel first
 rm -f "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}.logs
 if [ $built -eq 1 ]; then

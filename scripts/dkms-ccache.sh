@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Fill the compiler cache that the DKMS build inside the test VM reads
+# (tests/vm/t90-packages.sh): compile softhca.ko on the host exactly as
+# DKMS will compile it in the guest, so that the guest's gcc, which runs
+# under TCG at a tenth of the host's speed, finds every object in ccache.
+#
+# "Exactly" is what ccache needs for a hit: the same compiler, the same
+# command lines, the same source paths and working directory. So the
+# source is the softhca-dkms package's /usr/src tree (build/deb, from
+# scripts/deb.sh), copied where DKMS copies it, /var/lib/dkms/softhca/
+# <version>/build (under a tmpfs in a mount namespace of this script's
+# own: the host's DKMS state is not touched); make runs as DKMS runs it
+# ("make -j<n> KERNELRELEASE=<kver>" and dkms.conf's MAKE line, -C the
+# kernel headers that the guest's /lib/modules/<kver>/build leads to),
+# with CC from the headers' .kernelvariables and DEBIAN_KERNEL_USE_CCACHE
+# set, which makes it "ccache gcc-12". The cache is
+# $SOFTHCA_CACHE/ccache-dkms; t90 sets the same variables for apt.
+#
+# The guest's DKMS still builds: it runs make, Kbuild, the compiler driver
+# for every object (ccache's hits), objtool, modpost and the link.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+version=$(cat "$SOFTHCA_TOP/VERSION")
+deb=$(ls "$SOFTHCA_TOP"/build/deb/softhca-dkms_*_all.deb 2>/dev/null | tail -n 1)
+[ -f "$deb" ] || softhca_die "dkms-ccache: no softhca-dkms package in build/deb (scripts/deb.sh)"
+[ -d /var/lib/dkms ] || softhca_die "dkms-ccache: no /var/lib/dkms (apt install dkms, or make deps)"
+command -v ccache >/dev/null || softhca_die "dkms-ccache: no ccache"
+export CCACHE_DIR=$SOFTHCA_CACHE/ccache-dkms DEBIAN_KERNEL_USE_CCACHE=1
+# ccache hashes the locale variables: the same here and in t90
+export LC_ALL=C
+unset LANG LC_CTYPE LC_MESSAGES
+mkdir -p "$CCACHE_DIR"
+log=$SOFTHCA_TOP/build/logs/dkms-ccache.make.log
+mkdir -p "$(dirname "$log")"
+unpacked=$(mktemp -d)
+trap 'rm -rf "$unpacked"' EXIT
+dpkg-deb -x "$deb" "$unpacked"
+[ -f "$unpacked/usr/src/softhca-$version/dkms.conf" ] ||
+	softhca_die "dkms-ccache: $deb holds no usr/src/softhca-$version"
+
+t0=$SECONDS
+ccache -z >/dev/null
+unshare -m --propagation private bash -euc '
+	mount -t tmpfs -o size=512m softhca-dkms /var/lib/dkms
+	b=/var/lib/dkms/softhca/$1/build
+	mkdir -p "$b"
+	cp -a "$2/usr/src/softhca-$1/." "$b/"
+	cd "$b"
+	make -j"$(nproc)" KERNELRELEASE="$3" -C "$4" M="$b/kernel" modules
+	test -f "$b/kernel/softhca.ko"
+' dkms-ccache "$version" "$unpacked" "$SOFTHCA_KVER" "$SOFTHCA_KDIR" >"$log" 2>&1 ||
+	softhca_die "dkms-ccache: the build failed (see $log)"
+softhca_log "dkms-ccache: softhca.ko compiled as DKMS will in the guest, $((SECONDS - t0)) s ($(ccache -s | sed -n 's/^ *Misses: *\([0-9]*\).*/\1/p' | head -n 1) objects cached in $CCACHE_DIR)"
