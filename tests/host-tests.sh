@@ -23,17 +23,25 @@ fi
 # "set -euo pipefail": a sample that fails (a find racing a build) must
 # not end the monitor, nor the step that started it.
 check_progress() {
-	local out
-	out=$(SOFTHCA_CACHE=$(mktemp -d) SOFTHCA_PROGRESS_EVERY=1 bash -c '
+	local out dir
+	dir=$(mktemp -d)
+	# the step waits until the monitor has sampled twice (each sample
+	# fails), at most 60 s, then checks that the monitor still runs
+	out=$(SOFTHCA_CACHE=$dir SOFTHCA_PROGRESS_EVERY=1 bash -c '
 		set -euo pipefail
 		. "$1"
-		softhca_progress_start t/x "sampling" things 10 "false | cat"
-		sleep 3
+		softhca_progress_start t/x "sampling" things 10 "false | cat" 2>"$2/err"
+		for ((i = 0; i < 600; i++)); do
+			[ "$(grep -c "sampling: 0/10 things" "$2/err")" -ge 2 ] && break
+			sleep 0.1
+		done
+		cat "$2/err"
 		kill -0 "$softhca_progress_pid"
 		softhca_progress_stop ok 3
-		echo "step ended well"' check "$SOFTHCA_TOP/scripts/progress.sh" 2>&1)
+		echo "step ended well"' check "$SOFTHCA_TOP/scripts/progress.sh" "$dir" 2>&1)
+	rm -rf "$dir"
 	printf '%s\n' "$out"
-	printf '%s\n' "$out" | grep -q '^\[softhca\] sampling: 0/10 things' &&
+	[ "$(printf '%s\n' "$out" | grep -c '^\[softhca\] sampling: 0/10 things')" -ge 2 ] &&
 		printf '%s\n' "$out" | grep -qx 'step ended well'
 }
 if check_progress >>"$log" 2>&1; then

@@ -372,7 +372,7 @@ fi
 check forged-ack-server-qp test -n "$qpn"
 check forged-ack-sent python3 "$SOFTHCA_TOP/tests/vm/roce.py" ack 10.6.0.3 10.6.0.2 "${qpn:-0}" 0
 np1=$np0
-for ((i = 0; i < 50 && np1 == np0; i++)); do
+for ((i = 0; i < 200 && np1 == np0; i++)); do
 	sleep 0.1
 	np1=$(counter softhca61 rx_drop_not_peer)
 done
