@@ -687,6 +687,8 @@ enum softhca_counter {
 	SOFTHCA_CNT_DROP_ICRC,		/* bad ICRC */
 	SOFTHCA_CNT_DROP_MALFORMED,	/* headers that do not parse */
 	SOFTHCA_CNT_TX_DROPPED,		/* could not be sent (too long, ...) */
+	SOFTHCA_CNT_KWAKE_INLINE,	/* ENGINE_DB_ASYNC served by its writer */
+	SOFTHCA_CNT_KWAKE_ENGINE,	/* ... left to the engine thread */
 	SOFTHCA_NUM_COUNTERS,
 };
 

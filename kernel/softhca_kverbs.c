@@ -122,7 +122,9 @@ void softhca_kverbs_cleanup(struct softhca_dev *dev)
  * wake-up doorbell (the handshake of Documentation/hardware-interface.rst,
  * "Doorbells and the idle protocol"). Kernel posts come from any context
  * (softirq, under the caller's spinlocks), so they ring ENGINE_DB_ASYNC:
- * the card's engine thread visits the QP, never the ringing thread.
+ * the card visits the QP in the ringing context when interrupts are on and
+ * no other thread is visiting it, and leaves it to its engine thread
+ * otherwise.
  */
 void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn)
 {

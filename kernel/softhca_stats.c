@@ -29,6 +29,8 @@ static const struct rdma_stat_desc softhca_stat_descs[] = {
 	SOFTHCA_STAT(DROP_ICRC, "rx_drop_icrc"),
 	SOFTHCA_STAT(DROP_MALFORMED, "rx_drop_malformed"),
 	SOFTHCA_STAT(TX_DROPPED, "tx_dropped"),
+	SOFTHCA_STAT(KWAKE_INLINE, "kernel_wakeups_served_inline"),
+	SOFTHCA_STAT(KWAKE_ENGINE, "kernel_wakeups_to_engine"),
 };
 
 static_assert(ARRAY_SIZE(softhca_stat_descs) == SOFTHCA_NUM_COUNTERS);

@@ -68,6 +68,8 @@ struct softhca_hw_counters {
 	u64 drop_icrc;			/* bad ICRC (the wire) */
 	u64 drop_malformed;		/* headers that do not parse */
 	u64 tx_dropped;			/* could not be sent */
+	u64 kwake_inline;		/* ENGINE_DB_ASYNC served by its writer */
+	u64 kwake_engine;		/* ... left to the engine thread */
 };
 
 /* count one (or @n) in counter @c, on this CPU */
@@ -367,9 +369,12 @@ struct softhca_hw_qp {
 	/*
 	 * The QP's engine context: sending (the requester), the responder's
 	 * READ responses, flushing. One thread at a time; commands take it
-	 * to change the state under the engine's feet. Sleeps allowed.
+	 * to change the state under the engine's feet. Taken with BHs off
+	 * (spin_lock_bh): a visit never sleeps, so a kernel QP's post in
+	 * softirq or under its caller's spinlocks can run it. Taken before
+	 * qp->lock.
 	 */
-	struct mutex run;
+	spinlock_t run;
 	struct softhca_hw_wqe *sw;	/* the WQE being sent (run) */
 	bool sending;			/* sw holds a WQE partly sent */
 	u64 sent;			/* its bytes sent so far */

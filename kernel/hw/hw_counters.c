@@ -2,7 +2,8 @@
 /*
  * softhca device model: the port's counters (QUERY_COUNTERS). Packets and
  * bytes each way, between QPs of the card as on the wire; the transport's
- * retries and NAKs; and every packet dropped, by why.
+ * retries and NAKs; every packet dropped, by why; and who served a
+ * kernel QP's wake-up doorbell (its writer or the engine thread).
  */
 #include "hw.h"
 
@@ -30,6 +31,8 @@ static const size_t softhca_hw_counter_at[SOFTHCA_NUM_COUNTERS] = {
 	SOFTHCA_HW_COUNTER(DROP_ICRC, drop_icrc),
 	SOFTHCA_HW_COUNTER(DROP_MALFORMED, drop_malformed),
 	SOFTHCA_HW_COUNTER(TX_DROPPED, tx_dropped),
+	SOFTHCA_HW_COUNTER(KWAKE_INLINE, kwake_inline),
+	SOFTHCA_HW_COUNTER(KWAKE_ENGINE, kwake_engine),
 };
 
 static_assert(SOFTHCA_NUM_COUNTERS <=

@@ -24,10 +24,12 @@
  * wake-up back-off is in jiffies, and only a QP waiting on a timer reads
  * ktime.
  *
- * There is no lock over a pass: each QP has its engine context (qp->run),
- * which one thread holds while it visits the QP (sends within a budget,
- * pushes READ responses, flushes), so two threads serve two QPs at once
- * and a wake-up serves the QP that rang first. A pass walks the card's
+ * There is no lock over a pass: each QP has its engine context (qp->run,
+ * a spinlock taken with BHs off: a visit never sleeps), which one thread
+ * holds while it visits the QP (sends within a budget, pushes READ
+ * responses, flushes), so two threads serve two QPs at once and a wake-up
+ * serves the QP that rang first. A kernel QP's wake-up is served in the
+ * posting context when interrupts are on, else by the engine thread. A pass walks the card's
  * list of QPs (hw->engine_qps, under RCU: a list step costs less than an
  * xarray search, and the pass runs between every two polls of a doorbell
  * record) and takes a reference on each QP it visits.
@@ -57,6 +59,11 @@ static bool engine_kick_inline = true;
 module_param(engine_kick_inline, bool, 0644);
 MODULE_PARM_DESC(engine_kick_inline,
 		 "A wake-up doorbell runs the engine in the ringing thread when it is free");
+
+static bool engine_kernel_inline = true;
+module_param(engine_kernel_inline, bool, 0644);
+MODULE_PARM_DESC(engine_kernel_inline,
+		 "A kernel QP's wake-up doorbell runs the engine in the posting context (task or softirq, interrupts on) when the QP is free");
 
 static unsigned int engine_kick_wait_us = 20;
 module_param(engine_kick_wait_us, uint, 0644);
@@ -179,9 +186,9 @@ found:
 /*
  * One pass over the QPs the engine serves (RTR and later) that have work
  * (a QP another thread is visiting is skipped: it is served). The walk
- * follows hw->engine_qps, one referenced QP at a time, so a visit may
- * sleep. Return whether anything was done; @next gets the earliest timer
- * of a QP.
+ * follows hw->engine_qps, one referenced QP at a time, outside RCU.
+ * Return whether anything was done; @next gets the earliest timer of a
+ * QP.
  */
 static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 {
@@ -192,10 +199,10 @@ static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 	       (qp = softhca_hw_engine_next(hw, prev))) {
 		if (prev)
 			softhca_hw_qp_put(prev);
-		if (mutex_trylock(&qp->run)) {
+		if (spin_trylock_bh(&qp->run)) {
 			if (!READ_ONCE(hw->halted))
 				work |= softhca_hw_qp_visit(hw, qp, next);
-			mutex_unlock(&qp->run);
+			spin_unlock_bh(&qp->run);
 		}
 		prev = qp;
 	}
@@ -331,7 +338,7 @@ static bool softhca_hw_engine_kick_lock(struct softhca_hw_qp *qp)
 {
 	u64 until = 0;
 
-	while (!mutex_trylock(&qp->run)) {
+	while (!spin_trylock_bh(&qp->run)) {
 		if (!until)
 			until = softhca_hw_engine_clock() +
 				(u64)READ_ONCE(engine_kick_wait_us) *
@@ -341,6 +348,30 @@ static bool softhca_hw_engine_kick_lock(struct softhca_hw_qp *qp)
 		cpu_relax();
 	}
 	return true;
+}
+
+/*
+ * Visit @qp (referenced) in this thread, waiting briefly for its engine
+ * context (@wait) or only if it is free. Return whether that left the QP
+ * with nothing to do and no timer: the engine thread need not come for
+ * it. When the context stays taken the QP is marked for the engine
+ * thread's next pass.
+ */
+static bool softhca_hw_engine_visit_here(struct softhca_hw *hw,
+					 struct softhca_hw_qp *qp, bool wait)
+{
+	ktime_t next = KTIME_MAX;
+
+	if (wait ? !softhca_hw_engine_kick_lock(qp) :
+		   !spin_trylock_bh(&qp->run)) {
+		set_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
+		return false;
+	}
+	if (!READ_ONCE(hw->halted))
+		softhca_hw_qp_visit(hw, qp, &next);
+	spin_unlock_bh(&qp->run);
+	/* served, unless its budget ran out before its work */
+	return next == KTIME_MAX && !softhca_hw_qp_has_work(qp);
 }
 
 /**
@@ -359,7 +390,6 @@ static bool softhca_hw_engine_kick_lock(struct softhca_hw_qp *qp)
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {
 	struct softhca_hw_qp *qp;
-	ktime_t next = KTIME_MAX;
 	bool served = false;
 
 	if (READ_ONCE(hw->halted))
@@ -367,19 +397,11 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 	trace_softhca_hw_engine_wake(hw, qpn, false);
 	qp = READ_ONCE(engine_kick_inline) ? softhca_hw_qp_get(hw, qpn) : NULL;
 	if (qp) {
-		if (softhca_hw_engine_kick_lock(qp)) {
-			if (!READ_ONCE(hw->halted))
-				softhca_hw_qp_visit(hw, qp, &next);
-			mutex_unlock(&qp->run);
-			/* served, unless its budget ran out before its work */
-			served = !softhca_hw_qp_has_work(qp);
-		} else {
-			set_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
-		}
+		served = softhca_hw_engine_visit_here(hw, qp, true);
 		softhca_hw_qp_put(qp);
 	}
 	/* all done here and nothing to poll for: let the engine sleep */
-	if (served && next == KTIME_MAX &&
+	if (served &&
 	    (!READ_ONCE(engine_spin_us) ||
 	     time_before(jiffies, READ_ONCE(hw->engine_quiet_until))))
 		return;
@@ -388,22 +410,36 @@ void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 }
 
 /*
- * The wake-up doorbell from a context that cannot run the engine (a
- * kernel QP's post from any context: SOFTHCA_REG_ENGINE_DB_ASYNC): the
- * engine thread visits the QP.
+ * The wake-up doorbell from any context (a kernel QP's post:
+ * SOFTHCA_REG_ENGINE_DB_ASYNC). With interrupts on (a task, or softirq:
+ * a ULP posting from its completion handler) and the QP free, the writer
+ * visits it, as rxe's requester runs in the poster's context: a hop of
+ * an NVMe or RPC exchange then costs no thread switch. With interrupts
+ * off (a post under a spin_lock_irqsave), or when another thread is
+ * visiting the QP, or when work remains (the budget, a timer), the
+ * engine thread takes it.
  */
 void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn)
 {
 	struct softhca_hw_qp *qp;
+	bool served = false;
 
 	if (READ_ONCE(hw->halted))
 		return;
 	trace_softhca_hw_engine_wake(hw, qpn, true);
 	qp = softhca_hw_qp_get(hw, qpn);
-	if (qp) {
+	if (!qp)
+		return;
+	if (READ_ONCE(engine_kernel_inline) && !in_hardirq() &&
+	    !irqs_disabled())
+		served = softhca_hw_engine_visit_here(hw, qp, false);
+	if (served) {
+		softhca_hw_count(hw, kwake_inline);
+	} else {
+		softhca_hw_count(hw, kwake_engine);
 		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_RUN);
-		softhca_hw_qp_put(qp);
 	}
+	softhca_hw_qp_put(qp);
 }
 
 /*
@@ -418,8 +454,8 @@ void softhca_hw_engine_halt(struct softhca_hw *hw)
 	WRITE_ONCE(hw->halted, true);
 	/* wait out the visits in progress */
 	xa_for_each(&hw->qps, i, qp) {
-		mutex_lock(&qp->run);
-		mutex_unlock(&qp->run);
+		spin_lock_bh(&qp->run);
+		spin_unlock_bh(&qp->run);
 	}
 }
 

@@ -28,9 +28,9 @@
 
 static struct softhca_hw_map *softhca_hw_map_alloc(u32 key, u32 access,
 						   u32 flags, u64 iova,
-						   u64 length)
+						   u64 length, gfp_t gfp)
 {
-	struct softhca_hw_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
+	struct softhca_hw_map *map = kzalloc(sizeof(*map), gfp);
 
 	if (!map)
 		return NULL;
@@ -131,7 +131,8 @@ u8 softhca_hw_cmd_create_mkey(struct softhca_hw *hw,
 		map = softhca_hw_map_alloc(0, le32_to_cpu(ctx->access), flags,
 					   pa ? 0 : le64_to_cpu(ctx->iova),
 					   pa ? U64_MAX :
-						le64_to_cpu(ctx->length));
+						le64_to_cpu(ctx->length),
+					   GFP_KERNEL);
 		if (!map) {
 			kfree(mkey);
 			c->syndrome = SOFTHCA_SYND_NO_MEM;
@@ -246,16 +247,18 @@ u8 softhca_hw_cmd_query_mkey(struct softhca_hw *hw,
 
 /*
  * Read a REG_MR page list: @n block addresses of 2^@log bytes at DMA
- * address @list. Return: 0, or a syndrome.
+ * address @list (n is at most SOFTHCA_HW_MAX_FAST_REG_PAGES: the array
+ * fits a page, allocated without sleeping). Return: 0, or a syndrome.
  */
 static u32 softhca_hw_mkey_read_pages(struct softhca_hw *hw, u64 list, u32 n,
 				      u8 log, struct softhca_hw_pas *pas)
 {
 	u32 i;
 
+	BUILD_BUG_ON(SOFTHCA_HW_MAX_FAST_REG_PAGES * sizeof(u64) > PAGE_SIZE);
 	if (list & 7)
 		return SOFTHCA_SYND_PAGE_LIST;
-	pas->blocks = kvmalloc_array(n, sizeof(u64), GFP_KERNEL | __GFP_NOWARN);
+	pas->blocks = kmalloc_array(n, sizeof(u64), GFP_ATOMIC | __GFP_NOWARN);
 	if (!pas->blocks)
 		return SOFTHCA_SYND_NO_MEM;
 	if (softhca_hw_dma_read(hw, list, pas->blocks, n * sizeof(u64)))
@@ -279,7 +282,7 @@ err:
 /**
  * softhca_hw_mkey_reg - execute a REG_MR WQE of @qp
  * @hw: the card
- * @qp: a privileged QP (the requester's context: may sleep)
+ * @qp: a privileged QP (in its engine context, which does not sleep)
  * @reg: the WQE's REG_MR segment
  *
  * Return: 0, or the syndrome of the failed check (the WQE then completes
@@ -315,7 +318,8 @@ u32 softhca_hw_mkey_reg(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	}
 	rcu_read_unlock();
 
-	map = softhca_hw_map_alloc(key, access, 0, iova, length);
+	/* the engine context does not sleep */
+	map = softhca_hw_map_alloc(key, access, 0, iova, length, GFP_ATOMIC);
 	if (!map)
 		return SOFTHCA_SYND_NO_MEM;
 	synd = softhca_hw_mkey_read_pages(hw, le64_to_cpu(reg->page_list), n,

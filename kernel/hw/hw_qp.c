@@ -210,7 +210,7 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		if (!qp->res)
 			goto err_free;
 	}
-	mutex_init(&qp->run);
+	spin_lock_init(&qp->run);
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->free);
@@ -303,12 +303,12 @@ u8 softhca_hw_cmd_destroy_qp(struct softhca_hw *hw,
 	if (hw->gsi == qp)
 		hw->gsi = NULL;
 	atomic64_inc(&hw->path_gen);
-	mutex_lock(&qp->run);
+	spin_lock_bh(&qp->run);
 	spin_lock_bh(&qp->lock);
 	qp->state = SOFTHCA_QPS_RESET;
 	softhca_hw_qp_quiesce(qp);
 	spin_unlock_bh(&qp->lock);
-	mutex_unlock(&qp->run);
+	spin_unlock_bh(&qp->run);
 	/* whoever still holds it (a delivery in progress) lets go first */
 	softhca_hw_qp_put(qp);
 	wait_for_completion(&qp->free);
@@ -491,7 +491,7 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		goto out;
 	}
 
-	mutex_lock(&qp->run);
+	spin_lock_bh(&qp->run);
 	spin_lock_bh(&qp->lock);
 	next = mask & SOFTHCA_QP_A_STATE ? in->state : qp->state;
 	if (next > SOFTHCA_QPS_ERR ||
@@ -532,12 +532,12 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		softhca_hw_req_reset(qp);
 	if (flush)
 		softhca_hw_qp_flush(hw, qp);
-	mutex_unlock(&qp->run);
+	spin_unlock_bh(&qp->run);
 	goto out;
 
 unlock:
 	spin_unlock_bh(&qp->lock);
-	mutex_unlock(&qp->run);
+	spin_unlock_bh(&qp->run);
 out:
 	softhca_hw_qp_put(qp);
 	return st;

@@ -109,6 +109,19 @@ else
 	fail fio-randwrite-mixed-md5 "no namespace device"
 fi
 
+# The card serves kernel posts where they are made: nvme-rdma posts from
+# queue_rq and nvmet-rdma from its completion path, both with interrupts
+# on, so ENGINE_DB_ASYNC visits the QP in the posting context instead of
+# waking the engine thread (one thread switch per hop of every I/O).
+kwake_inline() {
+	local d=/sys/class/infiniband/softhca0/ports/1/hw_counters i e
+	i=$(cat $d/kernel_wakeups_served_inline) &&
+		e=$(cat $d/kernel_wakeups_to_engine) || return 1
+	echo "kernel wake-ups: $i served inline, $e left to the engine thread"
+	[ "$i" -gt 1000 ] && [ "$i" -ge $((4 * e)) ]
+}
+check kernel-posts-served-inline kwake_inline
+
 check disconnect sh -c "nvme disconnect -n $NQN | tee /dev/stderr | grep -q 'disconnected 1 controller'"
 check controller-gone wait_for 60 sh -c "! ls /sys/class/nvme/ 2>/dev/null | grep -q ."
 # nothing of the host is left on softhca0 (the target's listener only)
