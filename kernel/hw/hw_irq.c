@@ -46,6 +46,14 @@ static int softhca_hw_irq_map(struct irq_domain *d, unsigned int virq,
 {
 	irq_set_chip_and_handler(virq, &softhca_hw_irq_chip, handle_simple_irq);
 	irq_set_chip_data(virq, d->host_data);
+	/*
+	 * The line's target is a variable the raising CPU reads, so a new
+	 * affinity takes effect at once. Without this flag x86 (which has
+	 * GENERIC_PENDING_IRQ) only records the mask as pending, to apply it
+	 * when a chip's ack next calls irq_move_irq(), which this chip never
+	 * does: every line would stay on the raising CPU.
+	 */
+	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
 	return 0;
 }
 

@@ -18,6 +18,20 @@ debugfs_baseline $D/mrs
 check irqs-named sh -c "grep -q 'softhca0-async' /proc/interrupts && grep -q 'softhca0-cmd' /proc/interrupts && grep -q 'softhca0-ceq0' /proc/interrupts"
 ncpu=$(nproc)
 check one-ceq-per-cpu sh -c "[ \$(grep -c 'softhca0-ceq' /proc/interrupts) -eq $((ncpu < 32 ? ncpu : 32)) ]"
+# each completion EQ's line is steered to its own CPU (the i-th CEQ to the
+# i-th CPU, one NUMA node here): the affinity the driver sets is the one
+# the card raises the line on (effective_affinity), not left pending
+ceqs_on_their_cpus() {
+	local irq name n=0
+	while read -r irq name; do
+		echo "$name (irq $irq): hint $(cat /proc/irq/$irq/affinity_hint)," \
+			"effective $(cat /proc/irq/$irq/effective_affinity_list)"
+		[ "$(cat /proc/irq/$irq/effective_affinity_list)" = "${name#softhca0-ceq}" ] || return 1
+		n=$((n + 1))
+	done < <(awk '$NF ~ /^softhca0-ceq[0-9]+$/ {sub(":", "", $1); print $1, $NF}' /proc/interrupts)
+	[ $n -eq $((ncpu < 32 ? ncpu : 32)) ]
+}
+check ceqs-steered-to-their-cpus ceqs_on_their_cpus
 
 check_tool "$T" softhca0 cq-churn 5
 check_tool "$T" softhca0 cq-overmax
