@@ -122,9 +122,8 @@ void softhca_kverbs_cleanup(struct softhca_dev *dev)
  * wake-up doorbell (the handshake of Documentation/hardware-interface.rst,
  * "Doorbells and the idle protocol"). Kernel posts come from any context
  * (softirq, under the caller's spinlocks), so they ring ENGINE_DB_ASYNC:
- * the card visits the QP in the ringing context when interrupts are on and
- * no other thread is visiting it, and leaves it to its engine thread
- * otherwise.
+ * the card's engine thread visits the QP (or, with the card's
+ * engine_kernel_inline, the ringing context when interrupts are on).
  */
 void softhca_kdoorbell(struct softhca_dev *dev, u32 qpn)
 {
