@@ -192,6 +192,24 @@ found:
 }
 
 /*
+ * Visit @qp if no other thread holds its engine context: return whether
+ * it was free. What the visit did is or-ed into @work, its timer into
+ * @next. The lock is taken and released here alone, so sparse can follow
+ * it.
+ */
+static bool softhca_hw_engine_try_visit(struct softhca_hw *hw,
+					struct softhca_hw_qp *qp, ktime_t *next,
+					bool *work)
+{
+	if (!spin_trylock_bh(&qp->run))
+		return false;
+	if (!READ_ONCE(hw->halted))
+		*work |= softhca_hw_qp_visit(hw, qp, next);
+	spin_unlock_bh(&qp->run);
+	return true;
+}
+
+/*
  * One pass over the QPs the engine serves (RTR and later) that have work
  * (a QP another thread is visiting is skipped: it is served). The walk
  * follows hw->engine_qps, one referenced QP at a time, outside RCU.
@@ -207,11 +225,7 @@ static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 	       (qp = softhca_hw_engine_next(hw, prev))) {
 		if (prev)
 			softhca_hw_qp_put(prev);
-		if (spin_trylock_bh(&qp->run)) {
-			if (!READ_ONCE(hw->halted))
-				work |= softhca_hw_qp_visit(hw, qp, next);
-			spin_unlock_bh(&qp->run);
-		}
+		softhca_hw_engine_try_visit(hw, qp, next, &work);
 		prev = qp;
 	}
 	if (prev)
@@ -336,48 +350,33 @@ static int softhca_hw_engine_fn(void *data)
 }
 
 /*
- * Take @qp's engine context for a visit in the ringing thread. Another
- * thread may hold it for a few microseconds, typically the engine thread
- * polling it: wait for that for up to engine_kick_wait_us rather than hand
- * the work to the engine thread, which would need a CPU and a thread
- * switch.
- */
-static bool softhca_hw_engine_kick_lock(struct softhca_hw_qp *qp)
-{
-	u64 until = 0;
-
-	while (!spin_trylock_bh(&qp->run)) {
-		if (!until)
-			until = softhca_hw_engine_clock() +
-				(u64)READ_ONCE(engine_kick_wait_us) *
-				NSEC_PER_USEC;
-		else if (softhca_hw_engine_clock() > until)
-			return false;
-		cpu_relax();
-	}
-	return true;
-}
-
-/*
- * Visit @qp (referenced) in this thread, waiting briefly for its engine
- * context (@wait) or only if it is free. Return whether that left the QP
- * with nothing to do and no timer: the engine thread need not come for
- * it. When the context stays taken the QP is marked for the engine
- * thread's next pass.
+ * Visit @qp (referenced) in this thread. With @wait, another thread may
+ * hold its engine context for a few microseconds, typically the engine
+ * thread polling it: wait for that for up to engine_kick_wait_us rather
+ * than hand the work to the engine thread, which would need a CPU and a
+ * thread switch; without, visit only if it is free. Return whether that
+ * left the QP with nothing to do and no timer: the engine thread need not
+ * come for it. When the context stays taken the QP is marked for the
+ * engine thread's next pass.
  */
 static bool softhca_hw_engine_visit_here(struct softhca_hw *hw,
 					 struct softhca_hw_qp *qp, bool wait)
 {
 	ktime_t next = KTIME_MAX;
+	bool work = false;
+	u64 until = 0;
 
-	if (wait ? !softhca_hw_engine_kick_lock(qp) :
-		   !spin_trylock_bh(&qp->run)) {
-		set_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
-		return false;
+	while (!softhca_hw_engine_try_visit(hw, qp, &next, &work)) {
+		if (!wait || (until && softhca_hw_engine_clock() > until)) {
+			set_bit(SOFTHCA_HW_QPW_RUN, &qp->work);
+			return false;
+		}
+		if (!until)
+			until = softhca_hw_engine_clock() +
+				(u64)READ_ONCE(engine_kick_wait_us) *
+				NSEC_PER_USEC;
+		cpu_relax();
 	}
-	if (!READ_ONCE(hw->halted))
-		softhca_hw_qp_visit(hw, qp, &next);
-	spin_unlock_bh(&qp->run);
 	/* served, unless its budget ran out before its work */
 	return next == KTIME_MAX && !softhca_hw_qp_has_work(qp);
 }
