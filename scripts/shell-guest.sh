@@ -34,7 +34,7 @@ softhca shell: softhca0 is up on veth0 (10.9.0.1), RoCEv2 GID index $GID.
   cat /sys/kernel/debug/softhca/softhca0/eqs
   echo 1 > /sys/kernel/tracing/events/softhca/enable    (and softhca_hw)
   cat /sys/kernel/tracing/trace                          (Documentation/watching.rst)
-The checkout is $SOFTHCA_TOP (read-only; /tmp is writable). exit powers off.
+The checkout is $SOFTHCA_TOP (read-only; /tmp is writable). exit leaves the VM.
 
 MSG
 PS1='softhca-vm:\w# ' setsid -c bash --norc -i <>/dev/ttyS0 >&0 2>&0

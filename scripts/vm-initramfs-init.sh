@@ -11,7 +11,7 @@ mount -t devtmpfs dev /dev
 
 fail() {
 	echo "vm-init: $*"
-	echo o > /proc/sysrq-trigger
+	echo b > /proc/sysrq-trigger	# QEMU's -no-reboot: the VM ends
 	sleep 10
 }
 

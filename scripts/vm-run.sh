@@ -69,11 +69,7 @@ debug)
 	vmlinuz=$SOFTHCA_DBG_BUILD/arch/x86/boot/bzImage
 	moddir=$SOFTHCA_DBG_DIR/root/lib/modules/$krel
 	ko=$SOFTHCA_DBG_KO
-	# Under KASAN and lockdep the ACPI interpreter is so slow that each
-	# PCI device's interrupt routing (_PRT) runs into the AML loop
-	# timeout (30 s each, 2 minutes a boot); the devices use MSI-X, so
-	# the routing is not needed: no ACPI for PCI.
-	kappend=" pci=noacpi"
+	kappend=	# no ACPI in it (tests/debug-kernel.config)
 	[ -f "$vmlinuz" ] && [ -f "$moddir/modules.dep" ] ||
 		softhca_die "no debug kernel; run scripts/debug-kernel.sh"
 	;;
