@@ -1,9 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: none
-# (not in make test yet: in a debug run softhca-churn passed, but the
-# "rdma resource show" of no-restrack-objects afterwards never returned;
-# run it with SOFTHCA_VM_TESTS=tests/vm/t46-churn.sh
+# vm-kernels: debug
+# (about 2 minutes of the debug VM; alone: SOFTHCA_VM_TESTS=tests/vm/t46-churn.sh
 # SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh)
 # Churn (issue 12): softhca-churn's worker threads create, modify, post to
 # and destroy random objects with random, often invalid, parameters (also
