@@ -39,8 +39,8 @@ build_module() {
 	# on each file it compiles (C=1), its warnings failing the build too.
 	local check=()
 	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] || check=(C=1 CHECK=sparse)
-	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_MODSRC" W=1 "${check[@]}" modules \
-		>"$log" 2>&1; then
+	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_MODSRC" W=1 "${check[@]}" \
+		-j"${SOFTHCA_JOBS:-$(nproc)}" modules >"$log" 2>&1; then
 		softhca_progress_stop
 		cat "$log" >&2
 		softhca_die "module build failed"

@@ -52,7 +52,8 @@ fi
 record checkpatch $rc "$logdir/checkpatch.log"
 
 # sparse: check every object of the module (C=2 also checks up-to-date ones).
-make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" C=2 CHECK=sparse modules \
+make -C "$SOFTHCA_KDIR" M="$SOFTHCA_TOP/kernel" C=2 CHECK=sparse \
+	-j"${SOFTHCA_JOBS:-$(nproc)}" modules \
 	>"$logdir/sparse.log" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -E '^/.*: (warning|error):' "$logdir/sparse.log" >/dev/null; then
