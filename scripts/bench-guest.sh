@@ -5,7 +5,8 @@
 # then NVMe over RDMA: an nvmet-rdma target on each device's address and
 # the nvme-rdma host connected to it, fio 4 KiB random reads at iodepth 16
 # for $SOFTHCA_BENCH_NVME_S seconds (IOPS and p99 completion latency).
-# SOFTHCA_BENCH_PARTS="perftest nvme" (the default) picks the parts.
+# SOFTHCA_BENCH_PARTS="perftest nvme" (the default) picks the parts;
+# "pyverbs" adds rdma-core's pyverbs suite on both devices, side by side.
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 runs=${SOFTHCA_BENCH_RUNS:-3}
 nvme_s=${SOFTHCA_BENCH_NVME_S:-30}
@@ -99,6 +100,23 @@ bench "UD ib_send_lat 2B average" 6 usec lower ib_send_lat -c UD -n 5000
 bench "UD ib_send_bw 1KiB average" 4 MB/s higher ib_send_bw -c UD -s 1024 -n 20000
 bench "rdma_cm ib_write_lat 2B typical" 5 usec lower ib_write_lat -R -n 5000
 bench "rdma_cm ib_write_lat 2B average" 6 usec lower ib_write_lat -R -n 5000
+fi
+
+# rdma-core's pyverbs suite on both devices (t85-pyverbs runs it on
+# softhca0 in make test): the counts side by side, and every test whose
+# outcome differs, in pyverbs.txt.
+if [[ " $parts " == *" pyverbs "* ]]; then
+	. "$SOFTHCA_TOP/tests/vm/pyverbs-lib.sh"
+	pyverbs_copy
+	pv=$SOFTHCA_OUT/pyverbs.txt
+	: > "$pv"
+	for dev in softhca0 rxe0; do
+		pyverbs_run $dev "$SOFTHCA_OUT/pyverbs-$dev.log"
+		pyverbs_summary "$SOFTHCA_OUT/pyverbs-$dev.log" $dev >> "$pv" || true
+	done
+	pyverbs_outcomes "$SOFTHCA_OUT/pyverbs-softhca0.log" \
+		"$SOFTHCA_OUT/pyverbs-rxe0.log" softhca0 rxe0 >> "$pv"
+	grep -E '^[a-z0-9]+: ran|differs:' "$pv" | tee -a "$res"
 fi
 [[ " $parts " == *" nvme "* ]] || exit 0
 
