@@ -83,6 +83,123 @@ SOFTHCA_DBG_KO=$SOFTHCA_DBG_DIR/mod/kernel/softhca.ko	# built against it
 # found or kmemleak giving up.
 SOFTHCA_KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection fault|kernel BUG|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning to user space|turning off the locking correctness validator|suspicious RCU usage|detected stall|self-detected stall|INFO: task .* blocked|ODEBUG:|list_(add|del) corruption|Call Trace:|unreferenced object 0x|suspected memory leak|memory leak detector disabled|DMA-API:'
 
+# softhca_drop_allowed_reports <allowances> <removed> <count>: the kernel
+# log lines on stdin, less the whole WARNING blocks (from "------------[
+# cut here ]------------" to "---[ end trace <id> ]---") that an allowance
+# of the file <allowances> names, on stdout; the blocks taken out are
+# written to the file <removed>, and how many reports they were to
+# <count> (a report found in dmesg and on the console, by its time stamp,
+# counts once). A line of <allowances> is
+#	<caller> <site> <ERE>
+# and takes out a block only if all of these hold: a reliable frame of its
+# call trace (no "?") is function <caller>; its "WARNING: ... at
+# <file>:<line> <site>+0x..." line names function <site>; <ERE> (awk's)
+# matches its message (a line between the cut-here line and the WARNING
+# line) or the WARNING line itself; and no other line of it matches
+# SOFTHCA_KERNEL_REPORT_RE: a block with anything else in it (a second
+# WARNING, a BUG, KASAN, lockdep, another cut-here) stays, and so does a
+# block that never ends. Lines starting with # and empty ones are skipped;
+# a malformed one is reported on stderr and allows nothing.
+softhca_drop_allowed_reports() {
+	BAD=$SOFTHCA_KERNEL_REPORT_RE awk -v allowf="$1" -v removed="$2" \
+		-v countf="$3" '
+	function strip(s) {
+		sub(/\r$/, "", s)
+		sub(/^\[ *[0-9]+\.[0-9]+\] /, "", s)
+		return s
+	}
+	function flush_block(   i) {
+		for (i = 1; i <= nb; i++)
+			print blk[i]
+		nb = 0
+	}
+	# the block blk[1..nb] (its lines stripped: txt[]) is allowed
+	function allowed(   i, a, w, site, nwarn, ntrace, intrace, msg, t) {
+		nwarn = 0; ntrace = 0; w = 0
+		for (i = 2; i < nb; i++) {
+			t = txt[i]
+			if (t ~ /^WARNING: /) {
+				if (++nwarn > 1) return 0
+				w = i
+			} else if (t == "Call Trace:") {
+				if (++ntrace > 1 || !w) return 0
+			} else if (t ~ ENVIRON["BAD"]) {
+				return 0
+			}
+		}
+		if (!w || !ntrace) return 0
+		# the function the WARNING line names: "<file>:<line> <fn>+0x"
+		site = txt[w]
+		if (!match(site, / at [^ ]+ [A-Za-z0-9_.]+\+0x/)) return 0
+		site = substr(site, RSTART, RLENGTH - 3)
+		sub(/^ at [^ ]+ /, "", site)
+		for (a = 1; a <= na; a++) {
+			if (site != asite[a]) continue
+			msg = 0
+			for (i = 2; i <= w; i++)
+				if (txt[i] ~ aere[a]) msg = 1
+			if (!msg) continue
+			intrace = 0
+			for (i = w + 1; i < nb; i++) {
+				if (txt[i] == "Call Trace:") { intrace = 1; continue }
+				if (!intrace) continue
+				if (txt[i] !~ /^ /) break
+				t = txt[i]
+				sub(/^ +/, "", t)
+				if (index(t, acaller[a] "+0x") == 1) return a
+			}
+		}
+		return 0
+	}
+	BEGIN {
+		na = 0
+		while ((getline l < allowf) > 0) {
+			if (l ~ /^[ \t]*(#|$)/) continue
+			if (match(l, /^[A-Za-z_][A-Za-z0-9_.]*[ \t]+[A-Za-z_][A-Za-z0-9_.]*[ \t]+[^ \t]/)) {
+				na++
+				split(l, f, /[ \t]+/)
+				acaller[na] = f[1]
+				asite[na] = f[2]
+				aere[na] = substr(l, RLENGTH)
+				aline[na] = l
+			} else {
+				print "allowed-reports: malformed line: " l > "/dev/stderr"
+			}
+		}
+		close(allowf)
+		nb = 0; n = 0
+	}
+	{
+		t = strip($0)
+		if (t == "------------[ cut here ]------------") {
+			flush_block()
+			nb = 1; blk[1] = $0; txt[1] = t
+			next
+		}
+		if (!nb) { print; next }
+		nb++; blk[nb] = $0; txt[nb] = t
+		if (t !~ /^---\[ end trace [0-9a-f]+ \]---$/) next
+		a = allowed()
+		if (!a) { flush_block(); next }
+		key = blk[1]
+		sub(/\r$/, "", key)
+		if (match(key, /^\[ *[0-9]+\.[0-9]+\]/))
+			key = substr(key, RSTART, RLENGTH)
+		else
+			key = "line " NR
+		gsub(/ /, "", key)
+		if (!(key in seen)) { seen[key] = 1; n++ }
+		print "== allowed by \"" aline[a] "\":" > removed
+		for (i = 1; i <= nb; i++)
+			print blk[i] > removed
+		nb = 0
+	}
+	END {
+		flush_block()
+		print n > countf
+	}'
+}
+
 # softhca_mod_order <moddir> <module...>: the paths (relative to <moddir>)
 # of the modules and of what they depend on, in load order, one a line;
 # built-in ones (modules.builtin) are left out; an unknown one fails.

@@ -19,9 +19,12 @@
 # parameters for experiments (e.g. mitigations=off). The script's files go
 # to outdir (its $SOFTHCA_OUT); console.log and dmesg.txt are kept there.
 # Any report in the guest kernel log ($SOFTHCA_KERNEL_REPORT_RE: WARNING,
-# BUG, Oops, KASAN, UBSAN, lockdep, RCU, debugobjects...) fails the run;
-# on a kernel with kmemleak, so does a leak its scan at the end finds
-# (kmemleak.txt).
+# BUG, Oops, KASAN, UBSAN, lockdep, RCU, debugobjects...) fails the run,
+# but for the WARNING blocks a guest script allowed by name (its caller in
+# the call trace, the WARN's function and its text) in
+# $SOFTHCA_OUT/allowed-reports: those go to allowed-reports.txt instead,
+# and are counted; on a kernel with kmemleak, a leak its scan at the end
+# finds (kmemleak.txt) fails it too.
 #
 # Exit status: the guest script's own (0-123), 124 when the VM timed out,
 # 125 when it ended without recording the script's status, 126 when the
@@ -30,8 +33,10 @@
 # outdir/verdict tells them apart: it is written only once the VM ran,
 # with the lines "qemu <exit status>", "guest-status <status|none>",
 # "timeout yes|no", "kernel-log clean|report|empty" (the log is checked
-# in every case, a timed-out VM's console included) and "kmemleak
-# clean|leaks|none" (none: no kmemleak in the kernel, or no scan).
+# in every case, a timed-out VM's console included), "allowed-reports
+# <N>" (how many allowed reports were left out of that check) and
+# "kmemleak clean|leaks|none" (none: no kmemleak in the kernel, or no
+# scan).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -178,6 +183,23 @@ kernel_lines() {
 # fails when grep quits at its first match and the writer gets SIGPIPE,
 # which called a full log empty and would have hidden a report)
 klines=$(kernel_lines) || true	# no console line is not a failure
+# A group may allow a warning the kernel itself gives under its test (a
+# line "<caller> <site> <ERE>" in $SOFTHCA_OUT/allowed-reports, see
+# softhca_drop_allowed_reports in config.sh): only whole WARNING blocks
+# that match one of its lines in full, and have no other report in them,
+# are left out of the check; they are kept in allowed-reports.txt and
+# counted in the verdict.
+allowed=0
+if [ -n "$klines" ] && [ -s "$out/allowed-reports" ]; then
+	if kept=$(softhca_drop_allowed_reports "$out/allowed-reports" \
+		"$out/allowed-reports.txt" "$out/allowed-reports.count" \
+		<<< "$klines") && allowed=$(cat "$out/allowed-reports.count"); then
+		klines=$kept
+	else
+		softhca_log "the kernel log's allowances failed; none is taken"
+		allowed=0
+	fi
+fi
 klog=clean
 if [ -z "$klines" ]; then
 	klog=empty
@@ -190,8 +212,11 @@ if [ -f "$out/kmemleak.txt" ]; then
 	leaks=clean
 	grep -q '^unreferenced object' "$out/kmemleak.txt" && leaks=leaks
 fi
-printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\nkmemleak %s\n' \
-	"$qrc" "${status:-none}" "$timedout" "$klog" "$leaks" > "$out/verdict"
+printf 'qemu %s\nguest-status %s\ntimeout %s\nkernel-log %s\nallowed-reports %s\nkmemleak %s\n' \
+	"$qrc" "${status:-none}" "$timedout" "$klog" "$allowed" "$leaks" > "$out/verdict"
+if [ "$allowed" -gt 0 ]; then
+	softhca_log "guest kernel log: $allowed allowed report(s) not counted (allowances: $out/allowed-reports; the reports: $out/allowed-reports.txt)"
+fi
 if [ $klog = report ]; then
 	softhca_log "guest kernel log has a report (see $out/dmesg.txt, console.log):"
 	grep -E "$bad" <<< "$klines" | head -n 5 >&2

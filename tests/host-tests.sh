@@ -53,4 +53,61 @@ fi
 [ -z "${SOFTHCA_RESULTS:-}" ] ||
 	echo "$r host.scripts.progress-survives-failing-samples" >> "$SOFTHCA_RESULTS"
 echo "$r host.scripts.progress-survives-failing-samples"
+
+# The kernel log's allowances (softhca_drop_allowed_reports, used by
+# scripts/vm-run.sh): of a log with t45's allowance, an allowed WARNING
+# block (in dmesg and on the console: one report), the same warning from
+# another caller, and an allowed one with a KASAN report inside, only the
+# first is taken out and counted.
+check_allowed_reports() {
+	local dir out n
+	dir=$(mktemp -d)
+	sed -n 's/^echo "\(unregister_irq_proc .*\)\\\$" \\$/\1$/p' \
+		"$SOFTHCA_TOP/tests/vm/t45-faults.sh" > "$dir/allow"
+	cat "$dir/allow"
+	[ "$(wc -l < "$dir/allow")" -eq 1 ] || { rm -rf "$dir"; return 1; }
+	warn() {	# <time> <file> <caller> [<report inside>]
+		printf '[ %s] %s\n' "$1" '------------[ cut here ]------------' \
+			"$1" "name '$2'" \
+			"$1" 'WARNING: CPU: 1 PID: 345 at fs/proc/generic.c:734 remove_proc_entry+0x1a3/0x1e0' \
+			"$1" 'Modules linked in: softhca(O) ib_uverbs ib_core' \
+			"$1" 'RIP: 0010:remove_proc_entry+0x1a3/0x1e0'
+		[ -z "${4:-}" ] || printf '[ %s] %s\n' "$1" "$4"
+		printf '[ %s] %s\n' "$1" 'Call Trace:' "$1" ' <TASK>' \
+			"$1" ' ? __warn+0x7d/0x140' "$1" " $3+0x1e5/0x2a0" \
+			"$1" ' free_desc+0x5b/0x120' "$1" ' </TASK>' \
+			"$1" 'irq event stamp: 4242' \
+			"$1" '---[ end trace 0000000000000000 ]---'
+	}
+	{
+		echo '[    1.000000] Linux version 6.1'
+		warn 12.345678 affinity_hint unregister_irq_proc
+		warn 13.000000 smp_affinity softhca_remove_irqs
+		warn 14.000000 spurious unregister_irq_proc \
+			'BUG: KASAN: slab-use-after-free in remove_proc_entry+0x10/0x1e0'
+		warn 12.345678 affinity_hint unregister_irq_proc | sed 's/$/\r/'
+	} > "$dir/log"
+	out=$(softhca_drop_allowed_reports "$dir/allow" "$dir/removed" \
+		"$dir/count" < "$dir/log")
+	n=$(cat "$dir/count")
+	printf '%s\n' "$out"
+	echo "allowed: $n"
+	rm -rf "$dir"
+	[ "$n" = 1 ] &&
+		! grep -q "name 'affinity_hint'" <<< "$out" &&
+		[ "$(grep -c 'WARNING:' <<< "$out")" -eq 2 ] &&
+		grep -q "name 'smp_affinity'" <<< "$out" &&
+		grep -q 'BUG: KASAN' <<< "$out" &&
+		grep -q 'Linux version' <<< "$out" &&
+		grep -Eq "$SOFTHCA_KERNEL_REPORT_RE" <<< "$out"
+}
+if check_allowed_reports >>"$log" 2>&1; then
+	r=PASS
+else
+	r=FAIL
+	rc=1
+fi
+[ -z "${SOFTHCA_RESULTS:-}" ] ||
+	echo "$r host.scripts.kernel-log-allowance" >> "$SOFTHCA_RESULTS"
+echo "$r host.scripts.kernel-log-allowance"
 exit $rc

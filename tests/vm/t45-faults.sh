@@ -1,22 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-kernels: none
-# (not in make test yet: every verbs path passed in a debug run, 255
-# faults in 25 s, but the sampled rdma link add still ran after 5
-# minutes, past the CI budget, and the no-restrack check has not been
-# seen to end (it hung after t46); run it with
+# (not in make test yet: a debug run passes all 27 checks in about 2
+# minutes, 255 verbs fault points in 25 s and 40 of the add's 4414 in
+# 36 s, but the boot's final kmemleak scan found 3 objects of a bash
+# child (its task_struct, signal_struct and exec creds) allocated at the
+# link add step before any fault was armed, which t45's own scan did not
+# report; not understood yet. Run it with
 # SOFTHCA_VM_TESTS=tests/vm/t45-faults.sh SOFTHCA_VM_KERNEL=debug
 # tests/vm-tests.sh)
 # Fault injection (issue 12): every create path (context, PD, MR, CQ, QPs
 # of each type, SRQ, a QP on an SRQ, AH, the INIT to RTR transition, the
-# wake-up file, and "rdma link add" with the card's EQs and IRQs) with
-# each of its kernel allocations and user copies failed in turn
+# wake-up file) with each of its kernel allocations and user copies
+# failed in turn, and "rdma link add" (the card, its EQs and IRQs,
+# ib_core's registration) with a fixed sample of its fault points failed
 # (softhca-faulttest, through fail-nth): the call fails with an errno or
 # the object works, and nothing is left behind: the card's listings and
 # ib_core's counts are back where they were, kmemleak finds nothing, the
-# device keeps working and the module unloads and loads again. Needs the
-# debug kernel (CONFIG_FAULT_INJECTION, failslab, fail_page_alloc,
-# fail_usercopy, kmemleak).
+# device keeps working and the module unloads and loads again. An add
+# that ib_core completes without the uverbs device (it ignores a failed
+# client add) is counted apart, "absorbed by the kernel", and must be
+# deleted without a trace. Needs the debug kernel (CONFIG_FAULT_INJECTION,
+# failslab, fail_page_alloc, fail_usercopy, kmemleak).
 . "$SOFTHCA_TOP/tests/vm/lib.sh"
 
 F=$BIN/softhca-faulttest
@@ -48,11 +53,22 @@ check rocev2-gid-found test -n "$gid"
 # its PD's DMA MR (ib_core's own client of every RDMA device)
 for t in qps cqs mrs; do debugfs_baseline /sys/kernel/debug/softhca/softhca0/$t; done
 
+# genirq's register_irq_proc() (kernel/irq/proc.c) ignores a failed
+# proc_create() of a file of /proc/irq/<n>/, and unregister_irq_proc()
+# removes every one of them anyway: remove_proc_entry() (fs/proc/generic.c)
+# WARNs "name '<file>'" for the missing one. Any driver's IRQ does that
+# under fail-nth; it is not softhca's. scripts/vm-run.sh leaves exactly
+# those warnings out of the kernel log's verdict, and counts them.
+echo "unregister_irq_proc remove_proc_entry ^name '(smp_affinity|affinity_hint|smp_affinity_list|node|effective_affinity|effective_affinity_list|spurious)'\$" \
+	>> "$SOFTHCA_OUT/allowed-reports"
+
 # every verbs path, each fault point in turn; then the device's own
-# creation, every 25th fault point (a failed probe under KASAN takes a
-# second or two; SOFTHCA_FAULT_STRIDE=1 by hand fails each one)
+# creation: one add counts its fault points, then 40 of them are failed
+# (points 1 to 8 and an even spread over the rest; a failed probe under
+# KASAN takes a second or two; SOFTHCA_FAULT_LINK_PROBES=n by hand
+# probes n, SOFTHCA_FAULT_STRIDE=1 every point)
 check_tool "$F" softhca0 "$gid"
-check_tool env SOFTHCA_FAULT_STRIDE=25 "$F" link softhca7 veth47
+check_tool env SOFTHCA_FAULT_LINK_PROBES=40 "$F" link softhca7 veth47
 
 # Nothing is left: the card's listings, ib_core's counts, kmemleak.
 C=$D/softhca/softhca0
