@@ -195,11 +195,12 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 		.data0 = cpu_to_le32(data0),
 		.data1 = cpu_to_le32(data1),
 	};
+	struct softhca_eqe *slot;
 	unsigned long flags;
 	bool raise = false;
+	int ret = 0;
 	u8 owner;
 	u64 off;
-	int ret;
 
 	if (READ_ONCE(hw->halted))
 		return -ENODEV;		/* a reset card raises nothing */
@@ -210,12 +211,20 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 		goto out;
 	}
 	off = (u64)(eq->pi & (BIT(eq->log_size) - 1)) * sizeof(eqe);
+	/*
+	 * One translation for the body and the owner bit: a 16-byte EQE at a
+	 * multiple of 16 never crosses a block, and once it is found the
+	 * owner write cannot fail after the EQE was traced.
+	 */
+	slot = softhca_hw_pas_ptr(hw, &eq->pas, off, sizeof(eqe));
+	if (!slot) {
+		ret = -EFAULT;
+		goto out;
+	}
 	owner = softhca_ring_owner(eq->pi, eq->log_size);
 	/* the body first, with the stale owner bit; then the owner bit */
 	eqe.owner = owner ^ SOFTHCA_EQE_OWNER;
-	ret = softhca_hw_pas_rw(hw, &eq->pas, off, &eqe, sizeof(eqe), true);
-	if (ret)
-		goto out;
+	softhca_hw_store_words(slot, &eqe, sizeof(eqe));
 	/* the body is visible before the owner bit that validates it */
 	wmb();
 	/*
@@ -225,13 +234,7 @@ int softhca_hw_eq_post(struct softhca_hw *hw, struct softhca_hw_eq *eq,
 	 */
 	raise = eq->armed;
 	trace_softhca_hw_eqe(hw, eq->eqn, eq->pi, type, obj, data0, raise);
-	ret = softhca_hw_pas_rw(hw, &eq->pas,
-				off + offsetof(struct softhca_eqe, owner),
-				&owner, 1, true);
-	if (ret) {
-		raise = false;
-		goto out;
-	}
+	WRITE_ONCE(slot->owner, owner);
 	eq->pi++;
 	eq->armed = false;
 out:
