@@ -4,7 +4,8 @@
 # perftest over RC (as before), over UD (-c UD) and through rdma_cm (-R),
 # then NVMe over RDMA: an nvmet-rdma target on each device's address and
 # the nvme-rdma host connected to it, fio 4 KiB random reads at iodepth 16
-# for $SOFTHCA_BENCH_NVME_S seconds (IOPS and p99 completion latency).
+# for $SOFTHCA_BENCH_NVME_S seconds (IOPS and p99 completion latency; the
+# devices take turns, the medians of $SOFTHCA_BENCH_RUNS runs each).
 # SOFTHCA_BENCH_PARTS="perftest nvme" (the default) picks the parts;
 # "pyverbs" adds rdma-core's pyverbs suite on both devices, side by side.
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
@@ -161,19 +162,19 @@ for dev in softhca0 rxe0; do
 	done
 done
 
-# fio_fig <dev> <json field: iops|p99>: 4 KiB random reads, iodepth 16.
-declare -A fio_iops fio_p99
-nsdev[local]=/dev/nullb2
-for dev in softhca0 rxe0 local; do
-	j=$SOFTHCA_OUT/fio-$dev.json
-	if [ -n "${nsdev[$dev]:-}" ]; then
-		timeout $((nvme_s + 120)) fio --name=bench-$dev \
-			--filename="${nsdev[$dev]}" --direct=1 --ioengine=libaio \
-			--rw=randread --bs=4k --iodepth=16 --time_based \
-			--runtime="$nvme_s" --ramp_time=2 --output-format=json \
-			> "$j" 2>"$SOFTHCA_OUT/fio-$dev.err"
-	fi
-	read -r fio_iops[$dev] fio_p99[$dev] < <(python3 - "$j" <<'EOF'
+# fio_run <dev> <json>: 4 KiB random reads, iodepth 16; fio_fig <json>:
+# its IOPS and p99 completion latency (us). The two devices take turns,
+# $runs runs each, and the medians are reported (as for perftest); the
+# local null_blk runs once.
+fio_run() {
+	timeout $((nvme_s + 120)) fio --name=bench-$1 \
+		--filename="${nsdev[$1]}" --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=16 --time_based \
+		--runtime="$nvme_s" --ramp_time=2 --output-format=json \
+		> "$2" 2>"${2%.json}.err"
+}
+fio_fig() {
+	python3 - "$1" <<'EOF'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
@@ -182,7 +183,22 @@ try:
 except Exception:
     print("- -")
 EOF
-	)
+}
+declare -A fio_iops fio_p99
+nsdev[local]=/dev/nullb2
+for ((i = 1; i <= runs; i++)); do
+	for dev in softhca0 rxe0; do
+		[ -n "${nsdev[$dev]:-}" ] && fio_run $dev "$SOFTHCA_OUT/fio-$dev-$i.json"
+	done
+done
+fio_run local "$SOFTHCA_OUT/fio-local.json"
+for dev in softhca0 rxe0 local; do
+	figs=$SOFTHCA_OUT/fio-$dev.figs
+	: > "$figs"
+	for j in "$SOFTHCA_OUT"/fio-$dev*.json; do fio_fig "$j" >> "$figs"; done
+	fio_iops[$dev]=$(awk '{print $1}' "$figs" | median)
+	fio_p99[$dev]=$(awk '{print $2}' "$figs" | median)
+	echo "$dev fio runs (IOPS p99): $(tr '\n' ' ' < "$figs")" >> "$SOFTHCA_OUT/fio-runs.txt"
 done
 row "NVMe/RDMA 4KiB randread qd16 IOPS" "${fio_iops[softhca0]}" "${fio_iops[rxe0]}" IOPS higher
 row "NVMe/RDMA 4KiB randread p99" "${fio_p99[softhca0]}" "${fio_p99[rxe0]}" usec lower
