@@ -15,7 +15,8 @@
 #                   linux-source-6.1, the kernel KUnit runs in too)
 #   make debug-kernel   build (or reuse) that kernel
 #   make host-test  the provider's host unit tests only
-#   make bench      perftest on softhca vs rxe in one VM boot
+#   make bench      perftest (and NVMe/RDMA) on softhca vs rxe in one VM
+#                   boot, then across two VMs (SOFTHCA_BENCH_PARTS)
 #   make shell      a root shell in the test VM with softhca0 up (for
 #                   learners: Documentation/watching.rst; not a test)
 #   make htmldocs   Documentation/ as HTML in build/htmldocs (Sphinx, -W)

@@ -156,6 +156,10 @@ qemu=(qemu-system-x86_64 -accel tcg
 	-virtfs local,path="$moddir/..",mount_tag=kmods,security_model=none,readonly=on
 	-virtfs local,path="$out",mount_tag=out,security_model=none
 	-device virtio-rng-pci)
+# SOFTHCA_VM_QEMU_EXTRA: more QEMU arguments, split at blanks (the NICs
+# of make bench's two VMs, scripts/bench-wire.sh)
+read -r -a qemu_extra <<< "${SOFTHCA_VM_QEMU_EXTRA:-}"
+qemu+=("${qemu_extra[@]}")
 set +e
 if [ $interactive -eq 1 ]; then
 	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}"

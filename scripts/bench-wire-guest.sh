@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# make bench's wire part, inside one of its two VMs (scripts/bench-wire.sh
+# boots them): SOFTHCA_BENCH_WIRE_ROLE=server in VM A, client in VM B.
+# Each VM has three virtio-net NICs, one per link, a QEMU dgram netdev
+# joining it to the other VM's; SOFTHCA_BENCH_WIRE_MACS gives their MACs
+# (the softhca, rxe and mixed link's, comma-separated):
+#
+#   link     VM A (server)           VM B (client)
+#   softhca  10.8.0.1 softhca0  <->  10.8.0.2 softhca0
+#   rxe      10.8.1.1 rxe0      <->  10.8.1.2 rxe0
+#   mixed    10.8.2.1 softhca1  <->  10.8.2.2 rxe1
+#
+# A netdev is either softhca's (it takes the RoCE frames in an rx handler)
+# or rxe's (UDP port 4791), never both: hence a link per device.
+#
+# The client drives. It connects to A's control port (18600 on the rxe
+# link; busybox nc on A's side, bash's /dev/tcp on B's), retrying until A
+# listens, which A does once its devices are up. For each run it sends
+# "run <A's device> <tool> <args...>"; A starts that perftest server and
+# answers "ready" once it listens on perftest's TCP port (or "fail"), and
+# B runs the client against it; "end" ends A. Each test runs
+# SOFTHCA_BENCH_RUNS times (3), the pairs taking turns; the client
+# writes the medians to $SOFTHCA_OUT/bench-wire.txt, the figures of
+# every run to $SOFTHCA_OUT/<test>-<pair>.lines. SOFTHCA_BENCH_WIRE_TESTS
+# picks tests (write_bw send_bw send_lat write_lat, the default).
+export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
+role=${SOFTHCA_BENCH_WIRE_ROLE:-}
+runs=${SOFTHCA_BENCH_RUNS:-3}
+tests=${SOFTHCA_BENCH_WIRE_TESTS:-write_bw send_bw send_lat write_lat}
+res=$SOFTHCA_OUT/bench-wire.txt
+ctl_port=18600
+pairs=(softhca rxe mixed)
+declare -A net=([softhca]=10.8.0 [rxe]=10.8.1 [mixed]=10.8.2)
+declare -A dev_a=([softhca]=softhca0 [rxe]=rxe0 [mixed]=softhca1)
+declare -A dev_b=([softhca]=softhca0 [rxe]=rxe0 [mixed]=rxe1)
+
+log() { echo "bench-wire-guest ($role): $*" >&2; }
+fail() {
+	log "$*"
+	exit 1
+}
+
+case $role in
+server) me=1 ;;
+client) me=2 ;;
+*) fail "SOFTHCA_BENCH_WIRE_ROLE must be server or client" ;;
+esac
+
+# nic_of <mac>: the netdev with that address (no udev here: eth0, eth1...
+# in probe order, which the MAC makes irrelevant)
+nic_of() {
+	local f
+	for f in /sys/class/net/*/address; do
+		[ "$(cat "$f")" = "$1" ] || continue
+		f=${f%/address}
+		echo "${f##*/}"
+		return 0
+	done
+	return 1
+}
+
+# gid_of <ibdev> <ipv4>: its RoCE v2 GID index (as bench-guest.sh finds it)
+gid_of() {
+	ibv_devinfo -v -d "$1" | sed -n "s/.*GID\[ *\([0-9]*\)\].*::ffff:$2, RoCE v2.*/\1/p"
+}
+
+modprobe virtio_net || fail "modprobe virtio_net failed"
+modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
+IFS=, read -r -a macs <<< "${SOFTHCA_BENCH_WIRE_MACS:-}"
+declare -A nic dev gid
+for i in 0 1 2; do
+	p=${pairs[i]}
+	for ((t = 0; t < 100; t++)); do
+		nic[$p]=$(nic_of "${macs[i]:-none}") && break
+		sleep 0.1
+	done
+	[ -n "${nic[$p]}" ] || fail "no NIC with MAC ${macs[i]:-none} (SOFTHCA_BENCH_WIRE_MACS)"
+	ip addr add "${net[$p]}.$me/24" dev "${nic[$p]}"
+	ip link set "${nic[$p]}" up
+	if [ "$role" = server ]; then dev[$p]=${dev_a[$p]}; else dev[$p]=${dev_b[$p]}; fi
+	case ${dev[$p]} in
+	softhca*) type=softhca ;;
+	*) type=rxe ;;
+	esac
+	rdma link add "${dev[$p]}" type $type netdev "${nic[$p]}" ||
+		fail "rdma link add ${dev[$p]} on ${nic[$p]} failed"
+	for ((t = 0; t < 300; t++)); do
+		gid[${dev[$p]}]=$(gid_of "${dev[$p]}" "${net[$p]}.$me")
+		[ -n "${gid[${dev[$p]}]}" ] && break
+		sleep 0.1
+	done
+	[ -n "${gid[${dev[$p]}]}" ] || fail "${dev[$p]} has no RoCE v2 GID of ${net[$p]}.$me"
+	log "${dev[$p]} on ${nic[$p]} (${macs[i]}) ${net[$p]}.$me, GID index ${gid[${dev[$p]}]}"
+done
+
+# ---- VM A: perftest servers, on the client's demand -----------------------
+if [ "$role" = server ]; then
+	spid=
+	# reap: the last server, given 10 s to end by itself after its client
+	reap() {
+		local i
+		[ -n "$spid" ] || return 0
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		spid=
+	}
+	# serve <device> <tool> <args...>: start a server; listening?
+	serve() {
+		local d=$1 tool=$2 i
+		shift 2
+		[ -n "${gid[$d]:-}" ] || return 1
+		[[ $tool == ib_*_@(bw|lat) ]] || return 1
+		echo "== $d $tool $*" >> "$SOFTHCA_OUT/server.log"
+		timeout 300 "$tool" -d "$d" -x "${gid[$d]}" "$@" \
+			>> "$SOFTHCA_OUT/server.log" 2>&1 &
+		spid=$!
+		for ((i = 0; i < 300; i++)); do
+			ss -Hltn "sport = :18515" 2>/dev/null | grep -q . && return 0
+			kill -0 "$spid" 2>/dev/null || return 1
+			sleep 0.1
+		done
+		return 1
+	}
+	coproc CTL { exec busybox nc -l -p $ctl_port; }
+	log "listening on port $ctl_port"
+	# the first read waits for B to boot; the others for a run (at most
+	# three tries of 300 s)
+	while read -r -t 1000 -a w -u "${CTL[0]}"; do
+		case ${w[0]:-} in
+		run)
+			reap
+			if serve "${w[@]:1}"; then r=ready; else r=fail; fi
+			echo $r >&"${CTL[1]}"
+			;;
+		end) break ;;
+		*) log "unknown command: ${w[*]}" ;;
+		esac
+	done
+	reap
+	kill "$CTL_PID" 2>/dev/null
+	log "done"
+	exit 0
+fi
+
+# ---- VM B: the clients, the table -----------------------------------------
+a=${net[rxe]}.1
+end=$((SECONDS + 900))
+until { exec 3<>"/dev/tcp/$a/$ctl_port"; } 2>/dev/null; do
+	[ $SECONDS -lt $end ] || fail "no control connection to $a:$ctl_port"
+	sleep 0.5
+done
+log "connected to $a:$ctl_port"
+ctl_ok=1
+trap '' PIPE	# a control connection gone fails a write, not the script
+
+# one <pair> <tool> <args...>: the figures line of one client run (none
+# if it failed). A run whose clock calibration failed ("Correlation
+# coefficient") is repeated, up to three times, as in bench-guest.sh.
+one() {
+	local p=$1 tool=$2 out='' r
+	shift 2
+	[ $ctl_ok = 1 ] || return 0
+	for _ in 1 2 3; do
+		if ! { echo "run ${dev_a[$p]} $tool $*" >&3; } 2>/dev/null ||
+			! read -r -t 120 r <&3; then
+			log "control connection lost"
+			ctl_ok=0
+			return 0
+		fi
+		[ "$r" = ready ] || { log "server: $r ($p $tool $*)"; return 0; }
+		out=$(timeout 300 "$tool" -d "${dev[$p]}" -x "${gid[${dev[$p]}]}" \
+			"$@" "${net[$p]}.1" 2>&1)
+		grep -q "Correlation coefficient" <<<"$out" || break
+	done
+	awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ {l = $0} END {print l}' <<<"$out"
+}
+
+# measure <test> <tool> <args...>: every run of every pair, the pairs
+# taking turns (a slow phase of the host is shared), into <test>-<pair>.lines
+measure() {
+	local t=$1 i p
+	shift
+	for p in "${pairs[@]}"; do
+		: > "$SOFTHCA_OUT/$t-$p.lines"
+	done
+	for ((i = 0; i < runs; i++)); do
+		for p in "${pairs[@]}"; do
+			one "$p" "$@" >> "$SOFTHCA_OUT/$t-$p.lines"
+		done
+	done
+}
+
+median() {
+	sort -g | awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : "-")}'
+}
+
+# fig <test> <pair> <column>: the median of that column over the runs
+fig() {
+	awk -v c="$3" '$c ~ /^[0-9.]+$/ {print $c}' "$SOFTHCA_OUT/$1-$2.lines" | median
+}
+
+# row <label> <test> <column> <unit> <better> <target>: one line of the
+# table; the ratio is softhca<->softhca / rxe<->rxe, as in bench-guest.sh
+row() {
+	local s r m
+	s=$(fig "$2" softhca "$3")
+	r=$(fig "$2" rxe "$3")
+	m=$(fig "$2" mixed "$3")
+	printf '%-26s %10s %10s %10s %-6s %7s  (%s is better; target %s)\n' \
+		"$1" "$s" "$r" "$m" "$4" \
+		"$(awk -v a="$s" -v b="$r" 'BEGIN {if (a > 0 && b > 0) printf "%.2f", a / b; else print "-"}')" \
+		"$5" "$6" | tee -a "$res"
+}
+
+for t in $tests; do
+	case $t in
+	write_bw) measure "$t" ib_write_bw -s 65536 -n 2000 ;;
+	send_bw) measure "$t" ib_send_bw -s 65536 -n 2000 ;;
+	send_lat) measure "$t" ib_send_lat -s 2 -n 2000 ;;
+	write_lat) measure "$t" ib_write_lat -s 2 -n 2000 ;;
+	*) log "unknown test $t" ;;
+	esac
+done
+{ echo end >&3; } 2>/dev/null
+exec 3>&-
+
+{
+	echo "softhca<->softhca vs rxe<->rxe between two VMs ($(nproc) vCPUs each, QEMU TCG, UDP links), median of $runs runs"
+	echo "mixed: softhca1 in VM A (server) with rxe1 in VM B (client); ratio: softhca/rxe"
+	printf '%-26s %10s %10s %10s %-6s %7s\n' test softhca rxe mixed unit ratio
+} | tee "$res"
+for t in $tests; do
+	case $t in
+	write_bw) row "ib_write_bw 64KiB average" "$t" 4 MB/s higher ">= 3" ;;
+	send_bw) row "ib_send_bw 64KiB average" "$t" 4 MB/s higher ">= 3" ;;
+	send_lat)
+		row "ib_send_lat 2B typical" "$t" 5 usec lower "<= 0.5"
+		row "ib_send_lat 2B average" "$t" 6 usec lower "<= 0.5"
+		;;
+	write_lat)
+		row "ib_write_lat 2B typical" "$t" 5 usec lower "<= 0.5"
+		row "ib_write_lat 2B average" "$t" 6 usec lower "<= 0.5"
+		;;
+	esac
+done
+[ $ctl_ok = 1 ]
