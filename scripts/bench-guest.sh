@@ -6,8 +6,9 @@
 # the nvme-rdma host connected to it, fio 4 KiB random reads at iodepth 16
 # for $SOFTHCA_BENCH_NVME_S seconds (IOPS and p99 completion latency; the
 # devices take turns, the medians of $SOFTHCA_BENCH_RUNS runs each).
-# SOFTHCA_BENCH_PARTS="perftest nvme" (the default) picks the parts;
-# "pyverbs" adds rdma-core's pyverbs suite on both devices, side by side.
+# SOFTHCA_BENCH_PARTS picks the parts ("perftest nvme" when run alone;
+# scripts/bench.sh also asks for "pyverbs": rdma-core's pyverbs suite on
+# both devices, side by side).
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 runs=${SOFTHCA_BENCH_RUNS:-3}
 nvme_s=${SOFTHCA_BENCH_NVME_S:-30}
