@@ -19,6 +19,16 @@ if [ -n "${SOFTHCA_RESULTS:-}" ]; then
 	fi
 fi
 
+# script_check <name> <function>: one host.scripts.<name> result, the
+# function's output in the log.
+script_check() {
+	local r=PASS
+	"$2" >>"$log" 2>&1 || { r=FAIL; rc=1; }
+	[ -z "${SOFTHCA_RESULTS:-}" ] ||
+		echo "$r host.scripts.$1" >> "$SOFTHCA_RESULTS"
+	echo "$r host.scripts.$1"
+}
+
 # The progress line's monitor (scripts/progress.sh) under a caller's
 # "set -euo pipefail": a sample that fails (a find racing a build) must
 # not end the monitor, nor the step that started it.
@@ -44,15 +54,7 @@ check_progress() {
 	[ "$(printf '%s\n' "$out" | grep -c '^\[softhca\] sampling: 0/10 things')" -ge 2 ] &&
 		printf '%s\n' "$out" | grep -qx 'step ended well'
 }
-if check_progress >>"$log" 2>&1; then
-	r=PASS
-else
-	r=FAIL
-	rc=1
-fi
-[ -z "${SOFTHCA_RESULTS:-}" ] ||
-	echo "$r host.scripts.progress-survives-failing-samples" >> "$SOFTHCA_RESULTS"
-echo "$r host.scripts.progress-survives-failing-samples"
+script_check progress-survives-failing-samples check_progress
 
 # The kernel log's allowances (softhca_drop_allowed_reports, used by
 # scripts/vm-run.sh): of a log with t45's allowance, an allowed WARNING
@@ -101,13 +103,5 @@ check_allowed_reports() {
 		grep -q 'Linux version' <<< "$out" &&
 		grep -Eq "$SOFTHCA_KERNEL_REPORT_RE" <<< "$out"
 }
-if check_allowed_reports >>"$log" 2>&1; then
-	r=PASS
-else
-	r=FAIL
-	rc=1
-fi
-[ -z "${SOFTHCA_RESULTS:-}" ] ||
-	echo "$r host.scripts.kernel-log-allowance" >> "$SOFTHCA_RESULTS"
-echo "$r host.scripts.kernel-log-allowance"
+script_check kernel-log-allowance check_allowed_reports
 exit $rc
