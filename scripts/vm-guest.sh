@@ -22,6 +22,9 @@ finish() {
 		cat $KMEMLEAK > "$out/kmemleak.txt"
 	fi
 	dmesg > "$out/dmesg.txt"
+	# lockdep's use of its fixed tables (a "BUG: MAX_LOCKDEP_..." when one
+	# runs out): kept to see how close a run came
+	[ -r /proc/lockdep_stats ] && cat /proc/lockdep_stats > "$out/lockdep_stats.txt"
 	sync
 	# reboot, which QEMU's -no-reboot turns into an exit: it needs no
 	# ACPI, which the debug kernel leaves out

@@ -210,6 +210,16 @@ if [ -z "$klines" ]; then
 elif grep -Eq "$bad" <<< "$klines"; then
 	klog=report
 fi
+# kernel-report.txt: the report lines (a few of each, and of the lines
+# after them), for make test's summary, which shows them under the failed
+# check: a CI log may be all that is left of a run.
+rm -f "$out/kernel-report.txt"
+if [ $klog = report ]; then
+	grep -E -m 4 -A 3 "$bad" <<< "$klines" > "$out/kernel-report.txt"
+elif [ $klog = empty ]; then
+	echo "no kernel log: neither dmesg.txt nor the console has a kernel line" \
+		> "$out/kernel-report.txt"
+fi
 # kmemleak.txt: what kmemleak's last scan found (vm-guest.sh)
 leaks=none
 if [ -f "$out/kmemleak.txt" ]; then

@@ -92,6 +92,16 @@ summary() {
 			return lg[p[1]]
 		return "-"
 	}
+	# a kernel report file (scripts/vm-run.sh) is short and what a CI log
+	# should keep: its first lines, under the check
+	function excerpt(f,   l, n, r) {
+		if (f !~ /kernel-report\.txt$/)
+			return ""
+		while (n++ < 16 && (getline l < f) > 0)
+			r = r sprintf("        %s\n", l)
+		close(f)
+		return r
+	}
 	BEGIN {
 		while ((getline l < logs) > 0) {
 			split(l, a, " ")
@@ -111,7 +121,7 @@ summary() {
 		if ($1 == "FAIL") {
 			nf[g]++
 			if (nf[g] <= 25)
-				failed[g] = failed[g] sprintf("  %s\n      log: %s\n", substr($0, 6), logof($2))
+				failed[g] = failed[g] sprintf("  %s\n      log: %s\n%s", substr($0, 6), logof($2), excerpt(logof($2)))
 		}
 	}
 	END {

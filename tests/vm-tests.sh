@@ -111,7 +111,11 @@ else
 		echo "PASS $prefix.kernel-log-clean$tag" >> "$res"
 	else
 		fail "$prefix.kernel-log-clean$tag"
-		echo "$prefix.kernel-log-clean$tag $out/dmesg.txt" >> "$out.logs"
+		if [ -s "$out/kernel-report.txt" ]; then
+			echo "$prefix.kernel-log-clean$tag $out/kernel-report.txt" >> "$out.logs"
+		else
+			echo "$prefix.kernel-log-clean$tag $out/dmesg.txt" >> "$out.logs"
+		fi
 	fi
 	case $(v kmemleak) in
 	clean) echo "PASS $prefix.kmemleak-clean" >> "$res" ;;
