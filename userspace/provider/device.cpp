@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rdma_abi.h"
 #include "softhca.h"
 
 namespace softhca {
@@ -149,6 +150,11 @@ struct verbs_context *alloc_context(struct ibv_device *ibdev, int cmd_fd,
 
 struct verbs_device *alloc_device(struct verbs_sysfs_dev *)
 {
+	/* A libibverbs whose structs are laid out otherwise gets no device. */
+	if (!rdma_abi::check(rdma_abi::running_release())) {
+		errno = ENOTSUP;
+		return nullptr;
+	}
 	auto *dev = new (std::nothrow) Device{};
 
 	return dev ? &dev->vdev : nullptr;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The part of libibverbs' private provider interface (rdma-core 44, private
- * ABI "IBVERBS_PRIVATE_34") that softhca uses. rdma-core installs no header
+ * The part of libibverbs' private provider interface (private ABI
+ * "IBVERBS_PRIVATE_34") that softhca uses. rdma-core installs no header
  * for it, so these declarations restate its layouts and prototypes; every
- * struct here must match rdma-core v44's libibverbs/driver.h exactly.
+ * struct here must match libibverbs/driver.h exactly, which it does from
+ * rdma-core v44 to v56 alike (the public structs that differ between those
+ * releases, and which releases a build serves: rdma_abi.h).
  */
 #ifndef SOFTHCA_RDMA_PRIVATE_H
 #define SOFTHCA_RDMA_PRIVATE_H
