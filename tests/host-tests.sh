@@ -104,4 +104,34 @@ check_allowed_reports() {
 		grep -Eq "$SOFTHCA_KERNEL_REPORT_RE" <<< "$out"
 }
 script_check kernel-log-allowance check_allowed_reports
+
+# make test's summary (tests/summary.awk): a failed kernel-log check whose
+# log is a kernel-report.txt shows the report's lines under it, and no
+# other failed check does; the table counts each group.
+check_summary() {
+	local dir out
+	dir=$(mktemp -d)
+	printf '%s\n' '[   12.345678] BUG: KASAN: slab-use-after-free in softhca_cq_poll+0x10/0x80' \
+		'[   12.345679] Read of size 8 at addr ffff888004a1c008 by task ibv_rc_pingpong/345' \
+		> "$dir/kernel-report.txt"
+	printf '%s\n' 'the case said so' > "$dir/case.log"
+	printf '%s\n' 'PASS setup.deps' 'FAIL vm.kernel-log-clean-d13' \
+		'PASS vm.t30-datapath.a' 'FAIL vm.t30-datapath.b' > "$dir/results"
+	printf '%s\n' "vm.kernel-log-clean-d13 $dir/kernel-report.txt" \
+		"vm.t30-datapath.b $dir/case.log" > "$dir/logs"
+	printf '%s\n' 'setup 7' 'vm 300' 'vm.t30-datapath 95' > "$dir/times"
+	out=$(awk -v logs="$dir/logs" -v times="$dir/times" \
+		-f "$SOFTHCA_TOP/tests/summary.awk" "$dir/results")
+	rm -rf "$dir"
+	printf '%s\n' "$out"
+	grep -Eq '^vm\.t30-datapath +1 +1 +0 +95s$' <<< "$out" &&
+		grep -Eq '^total +2 +2 +0$' <<< "$out" &&
+		grep -A 3 -x '  vm.kernel-log-clean-d13' <<< "$out" |
+		grep -q '^        \[   12.345678\] BUG: KASAN: slab-use-after-free' &&
+		grep -A 3 -x '  vm.kernel-log-clean-d13' <<< "$out" |
+		grep -q '^        \[   12.345679\] Read of size 8' &&
+		! grep -q 'the case said so' <<< "$out" &&
+		grep -A 1 -x '  vm.t30-datapath.b' <<< "$out" | grep -q 'log: .*/case.log$'
+}
+script_check summary-report-excerpt check_summary
 exit $rc
