@@ -75,7 +75,16 @@ bool check(unsigned running)
 	if (!said.exchange(true)) {
 		const Epoch *e = &epochs[epoch_of(built_for)];
 
-		if (running)
+		if (running && e->first == e->last)
+			(void)std::fprintf(
+				stderr,
+				"softhca: this provider was built for "
+				"rdma-core %u and runs only with libibverbs of "
+				"that release, not %u: install the libsofthca "
+				"built for rdma-core %u; softhca devices are "
+				"left out\n",
+				built_for, running, running);
+		else if (running)
 			(void)std::fprintf(
 				stderr,
 				"softhca: this provider was built for "
