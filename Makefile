@@ -30,6 +30,12 @@
 # 13 ships; the module goes to build/kernel-<kver>/kernel/softhca.ko), e.g.
 #   make KSERIES=6.12 module
 #   make KSERIES=6.12 vm-test SOFTHCA_VM_TESTS=tests/vm/t30-datapath.sh
+# KSERIES=d13 is the Debian 13 guest: its root file system (debootstrap,
+# .cache/debian13/root) with Debian 13's kernel and rdma-core 56, the
+# module and the provider built inside it (the provider and test programs
+# in build/userspace-d13), e.g.
+#   make KSERIES=d13 vm-test      (the groups marked debian13: t10, t30)
+#   make KSERIES=d13 shell
 # Caches live in .cache/ (git-ignored).
 
 SHELL := /bin/bash
@@ -50,7 +56,7 @@ module:
 	@scripts/build.sh module
 
 provider:
-	@scripts/build.sh provider
+	@scripts/build.sh provider $(if $(filter d13,$(KSERIES)),provider-d13)
 
 module-debug:
 	@scripts/build.sh module-debug

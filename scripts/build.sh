@@ -3,7 +3,14 @@
 # Build the kernel module (W=1, any warning fails; for a series other than
 # 6.1 also sparse's, see scripts/config.sh) and/or the user-space
 # part (provider, test programs, host unit tests) into build/.
-#   build.sh [module] [provider] [module-debug]  (default: module provider)
+#   build.sh [module] [provider] [module-debug] [provider-d13]
+#   (default: module provider)
+# With SOFTHCA_KSERIES=d13 the module is built inside the Debian 13 root
+# (scripts/debian13-root.sh, which it makes or reuses) for Debian 13's
+# kernel, with Debian 13's compiler. provider-d13 builds the provider and
+# the test programs there too, against rdma-core 56, into
+# build/userspace-d13 (no host unit tests: they run on the host, against
+# rdma-core 44).
 # module-debug builds softhca.ko for the debug kernel (scripts/debug-kernel.sh,
 # which it builds or reuses) in a mirror of the checkout under
 # .cache/dbgkernel/mod, so no object lands next to kernel/softhca.ko's.
@@ -23,8 +30,21 @@ copy_module_source() {
 		kernel include VERSION | tar -C "$dst" -x
 }
 
+# the Debian 13 root, made or reused, and the settings that follow from it
+need_d13_root() {
+	"$SOFTHCA_TOP/scripts/debian13-root.sh"
+	. "$SOFTHCA_TOP/scripts/config.sh"
+	[ -n "$SOFTHCA_KVER" ] || softhca_die "the Debian 13 root has no kernel"
+}
+
 build_module() {
-	"$SOFTHCA_TOP/scripts/fetch-kernel.sh"
+	local in_root=()
+	if [ "$SOFTHCA_KSERIES" = d13 ]; then
+		need_d13_root
+		in_root=(softhca_in_root)
+	else
+		"$SOFTHCA_TOP/scripts/fetch-kernel.sh"
+	fi
 	local log=$SOFTHCA_TOP/build/module${SOFTHCA_VM_TAG}.log
 	local start=$SOFTHCA_TOP/build/module${SOFTHCA_VM_TAG}.start
 	mkdir -p "$SOFTHCA_TOP/build"
@@ -39,8 +59,8 @@ build_module() {
 	# on each file it compiles (C=1), its warnings failing the build too.
 	local check=()
 	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] || check=(C=1 CHECK=sparse)
-	if ! make -C "$SOFTHCA_KDIR" M="$SOFTHCA_MODSRC" W=1 "${check[@]}" \
-		-j"${SOFTHCA_JOBS:-$(nproc)}" modules >"$log" 2>&1; then
+	if ! "${in_root[@]}" make -C "$SOFTHCA_KDIR" M="$SOFTHCA_MODSRC" W=1 \
+		"${check[@]}" -j"${SOFTHCA_JOBS:-$(nproc)}" modules >"$log" 2>&1; then
 		softhca_progress_stop
 		cat "$log" >&2
 		softhca_die "module build failed"
@@ -57,8 +77,6 @@ build_module() {
 	if grep -E 'warning:|error:' "$log" >&2; then
 		softhca_die "module build has warnings (see $log)"
 	fi
-	[ "$SOFTHCA_MODSRC" = "$SOFTHCA_TOP/kernel" ] &&
-		echo "$SOFTHCA_KVER" > "$SOFTHCA_TOP/build/module.kver"
 	return 0
 }
 
@@ -105,12 +123,31 @@ build_userspace() {
 		cmake --build "$b" -- --no-print-directory
 }
 
+# The provider and the test programs for the Debian 13 guest, built inside
+# its root against rdma-core 56.
+build_userspace_d13() {
+	local b=$SOFTHCA_TOP/build/userspace-d13 log=$SOFTHCA_TOP/build/userspace-d13.log
+	need_d13_root
+	mkdir -p "$b"
+	softhca_log "building the provider and user-space tests for Debian 13 (rdma-core 56) in its root"
+	if ! { softhca_in_root cmake -S "$SOFTHCA_TOP/userspace" -B "$b" \
+		-DCMAKE_INSTALL_PREFIX=/usr -DSOFTHCA_TESTS=OFF &&
+		softhca_in_root cmake --build "$b" -j "$(nproc)" -- \
+			--no-print-directory; } >"$log" 2>&1; then
+		cat "$log" >&2
+		softhca_die "the provider's build for Debian 13 failed"
+	fi
+	grep -q 'provider for rdma-core 56$' "$log" ||
+		softhca_die "the Debian 13 build is not for rdma-core 56 (see $log)"
+}
+
 [ $# -gt 0 ] || set -- module provider
 for what in "$@"; do
 	case $what in
 	module) build_module ;;
 	module-debug) build_module_debug ;;
 	provider) build_userspace ;;
+	provider-d13) (SOFTHCA_KSERIES=d13 && build_userspace_d13) ;;
 	*) softhca_die "build.sh: unknown target $what" ;;
 	esac
 done

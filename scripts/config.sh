@@ -3,7 +3,11 @@
 #
 # SOFTHCA_KSERIES picks the Debian 12 kernel series: 6.1 (the default,
 # what bookworm's linux-image-amd64 depends on) or 6.12 (what its
-# linux-image-6.12-amd64 depends on; the series Debian 13 ships).
+# linux-image-6.12-amd64 depends on; the series Debian 13 ships); or d13,
+# the Debian 13 guest: Debian 13's own kernel, booted with the Debian 13
+# root file system (scripts/debian13-root.sh, .cache/debian13/root) as the
+# guest's userland instead of the host's, rdma-core 56 in it, and the
+# module and the provider built inside that root (softhca_in_root).
 # SOFTHCA_KABI is the Debian kernel ABI name (6.1.0-<N>, 6.12.<N>+deb12)
 # whose image the test VM boots and whose headers the module is built
 # against; the newest of the series is looked up once and kept in
@@ -15,7 +19,11 @@
 # of it, build/kernel-<kver>/kernel, so both can stay built side by side.
 # SOFTHCA_MODSRC is that directory, SOFTHCA_KO the module in it.
 # SOFTHCA_VM_TAG ends the VM checks' group names (vm.t30-datapath-k612.*,
-# vm.kernel-log-clean-k612) on a kernel other than 6.1.
+# vm.kernel-log-clean-k612; -d13 in the Debian 13 guest) on a kernel other
+# than 6.1. SOFTHCA_VM_ROOT is the guest's root file system (/, the host's;
+# the Debian 13 root for d13) and SOFTHCA_PROVIDER_DIR the build of the
+# provider and the test programs the guest runs (build/userspace; for d13
+# build/userspace-d13, built against rdma-core 56).
 
 SOFTHCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SOFTHCA_CACHE=${SOFTHCA_CACHE:-$SOFTHCA_TOP/.cache}
@@ -28,6 +36,10 @@ SOFTHCA_CACHE=${SOFTHCA_CACHE:-$SOFTHCA_TOP/.cache}
 export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 SOFTHCA_KSERIES=${SOFTHCA_KSERIES:-6.1}
 
+SOFTHCA_D13_ROOT=$SOFTHCA_CACHE/debian13/root
+SOFTHCA_VM_ROOT=/
+SOFTHCA_PROVIDER_DIR=$SOFTHCA_TOP/build/userspace
+
 case $SOFTHCA_KSERIES in
 6.1)	softhca_kmeta=linux-image-amd64
 	softhca_kabi_file=$SOFTHCA_CACHE/kabi
@@ -35,31 +47,73 @@ case $SOFTHCA_KSERIES in
 6.12)	softhca_kmeta=linux-image-6.12-amd64
 	softhca_kabi_file=$SOFTHCA_CACHE/kabi-6.12
 	SOFTHCA_VM_TAG=-k612 ;;
-*)	printf '[softhca] error: SOFTHCA_KSERIES=%s: 6.1 or 6.12\n' \
+d13)	SOFTHCA_VM_TAG=-d13
+	SOFTHCA_VM_ROOT=$SOFTHCA_D13_ROOT
+	SOFTHCA_PROVIDER_DIR=$SOFTHCA_TOP/build/userspace-d13 ;;
+*)	printf '[softhca] error: SOFTHCA_KSERIES=%s: 6.1, 6.12 or d13\n' \
 		"$SOFTHCA_KSERIES" >&2
 	exit 1 ;;
 esac
+
+# softhca_d13_kver: the release of the kernel in the Debian 13 root (empty
+# before it is made)
+softhca_d13_kver() {
+	local v
+	for v in "$SOFTHCA_D13_ROOT"/boot/vmlinuz-*-amd64; do
+		[ -f "$v" ] && echo "${v##*/vmlinuz-}"
+	done | sort -V | tail -n 1
+}
+
+# softhca_in_root <command...>: run a command inside the Debian 13 root
+# (chroot, in a mount namespace of its own) with this checkout at the same
+# path as here and /proc and /dev mounted, so the paths of both sides are
+# the same; the root itself is not changed but for what the command writes
+# into the checkout.
+softhca_in_root() {
+	local r=$SOFTHCA_D13_ROOT
+	[ -d "$r/usr" ] || softhca_die "no Debian 13 root; run scripts/debian13-root.sh"
+	unshare -m --propagation private /bin/sh -ec '
+		r=$1 top=$2
+		shift 2
+		mkdir -p "$r$top"
+		mount --bind "$top" "$r$top"
+		mount -t proc proc "$r/proc"
+		mount --rbind /dev "$r/dev"
+		mount -t tmpfs tmpfs "$r/tmp"
+		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 "$@"' sh "$r" "$SOFTHCA_TOP" "$@"
+}
 
 softhca_default_kabi() {
 	apt-cache depends "$softhca_kmeta" 2>/dev/null |
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n 1
 }
 
-# A pinned ABI of the other series (make test runs both) is not this one's.
-case ${SOFTHCA_KABI:-} in
-"$SOFTHCA_KSERIES".*) ;;
-*) SOFTHCA_KABI= ;;
-esac
-if [ -z "$SOFTHCA_KABI" ]; then
-	if [ -f "$softhca_kabi_file" ]; then
-		SOFTHCA_KABI=$(cat "$softhca_kabi_file")
-	else
-		SOFTHCA_KABI=$(softhca_default_kabi)
+if [ "$SOFTHCA_KSERIES" = d13 ]; then
+	# Debian 13's kernel is whatever its root holds; its headers are
+	# used inside the root (softhca_in_root), so SOFTHCA_KDIR is a path
+	# there
+	SOFTHCA_KVER=$(softhca_d13_kver)
+	SOFTHCA_KABI=${SOFTHCA_KVER%-amd64}
+	SOFTHCA_KROOT=$SOFTHCA_D13_ROOT
+	SOFTHCA_KDIR=/usr/src/linux-headers-$SOFTHCA_KVER
+else
+	# A pinned ABI of the other series (make test runs both) is not this one's.
+	case ${SOFTHCA_KABI:-} in
+	"$SOFTHCA_KSERIES".*) ;;
+	*) SOFTHCA_KABI= ;;
+	esac
+	if [ -z "$SOFTHCA_KABI" ]; then
+		if [ -f "$softhca_kabi_file" ]; then
+			SOFTHCA_KABI=$(cat "$softhca_kabi_file")
+		else
+			SOFTHCA_KABI=$(softhca_default_kabi)
+		fi
 	fi
+	SOFTHCA_KVER=$SOFTHCA_KABI-amd64
+	SOFTHCA_KROOT=$SOFTHCA_CACHE/kernel/$SOFTHCA_KVER
+	SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
 fi
-SOFTHCA_KVER=$SOFTHCA_KABI-amd64
-SOFTHCA_KROOT=$SOFTHCA_CACHE/kernel/$SOFTHCA_KVER
-SOFTHCA_KDIR=$SOFTHCA_KROOT/usr/src/linux-headers-$SOFTHCA_KVER
 SOFTHCA_VMLINUZ=$SOFTHCA_KROOT/boot/vmlinuz-$SOFTHCA_KVER
 SOFTHCA_MODDIR=$SOFTHCA_KROOT/lib/modules/$SOFTHCA_KVER
 if [ "$SOFTHCA_KSERIES" = 6.1 ]; then

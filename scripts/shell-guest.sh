@@ -3,8 +3,8 @@
 # Inside the VM for "make shell" (softhca.ko is loaded by vm-guest.sh):
 # softhca0 on a veth, tracefs mounted, the provider found, then an
 # interactive root shell on the console with a controlling terminal.
-export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
-export PATH=$SOFTHCA_TOP/build/userspace:$PATH
+export RDMAV_DRIVERS=${SOFTHCA_PROVIDER_DIR:-$SOFTHCA_TOP/build/userspace}/libsofthca
+export PATH=${SOFTHCA_PROVIDER_DIR:-$SOFTHCA_TOP/build/userspace}:$PATH
 export TERM=${SHELL_TERM:-vt100}
 cd "$SOFTHCA_TOP" || exit 1
 dmesg -n 1	# kernel messages to the log, not over the shell

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # /init of the test VM's initramfs (busybox). Mounts the host's root file
-# system read-only over 9p under a tmpfs overlay, the Debian kernel's modules
-# and the run's output folder, then switches to the host's userland and runs
-# scripts/vm-guest.sh there.
+# system (the Debian 13 guest: that root, and this checkout on its own; see
+# vm-run.sh) read-only over 9p under a tmpfs overlay, the Debian kernel's
+# modules and the run's output folder, then switches to that userland and
+# runs scripts/vm-guest.sh there.
 PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -31,6 +32,14 @@ mkdir -p /kmods /rw/kupper /rw/kwork /newroot/lib/modules
 mount -t 9p -o ro,cache=loose,$opts kmods /kmods
 mount -t overlay -o lowerdir=/kmods,upperdir=/rw/kupper,workdir=/rw/kwork \
 	overlay /newroot/lib/modules || fail "cannot mount the modules"
+# a guest root other than the host's (the Debian 13 one): the checkout,
+# read-only, at its path on the host (vm-run.sh)
+top=$(sed -n 's/.*softhca.top=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ "$(sed -n 's/.*softhca.topshare=\([^ ]*\).*/\1/p' /proc/cmdline)" = 1 ]; then
+	mkdir -p "/newroot$top"
+	mount -t 9p -o ro,cache=loose,$opts top "/newroot$top" ||
+		fail "cannot mount the checkout"
+fi
 mkdir -p /newroot/run/softhca-out
 mount -t 9p -o $opts,cache=none out /newroot/run/softhca-out
 mount --move /dev /newroot/dev

@@ -10,7 +10,12 @@
 #
 # The guest sees the host's root file system read-only (9p) under a tmpfs
 # overlay, so it runs this checkout's module, provider and tools and the
-# host's rdma-core unchanged. ib_core, ib_uverbs, rdma_ucm and softhca.ko are
+# host's rdma-core unchanged. With SOFTHCA_KSERIES=d13 that root is the
+# Debian 13 one (scripts/debian13-root.sh: its kernel, rdma-core 56) and
+# this checkout is shared on its own, at the same path, so the guest runs
+# Debian 13's userland with this checkout's builds for it (the module in
+# $SOFTHCA_MODSRC, the provider and tools in $SOFTHCA_PROVIDER_DIR,
+# exported). ib_core, ib_uverbs, rdma_ucm and softhca.ko are
 # loaded before the script runs (-n: not softhca.ko; the one built for the
 # kernel booted, $SOFTHCA_KO, also exported); -e exports a variable
 # to it; -v also shows the console; -i connects the console to this
@@ -89,6 +94,7 @@ out=$(realpath "$out")
 {
 	# the module built for this kernel (scripts/config.sh)
 	printf 'export %q\n' "SOFTHCA_KO=$ko"
+	printf 'export %q\n' "SOFTHCA_PROVIDER_DIR=$SOFTHCA_PROVIDER_DIR"
 	for e in "${envs[@]}"; do
 		printf 'export %q\n' "$e"
 	done
@@ -137,6 +143,15 @@ fi
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
 append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
 append+=" softhca.script=$script softhca.load=$load softhca.ko=$ko$kappend"
+# a root other than the host's does not hold this checkout: it is shared
+# on its own (vm-initramfs-init.sh mounts it at the same path)
+topshare=()
+if [ "$SOFTHCA_VM_ROOT" != / ]; then
+	[ -x "$SOFTHCA_VM_ROOT/bin/bash" ] ||
+		softhca_die "no guest root at $SOFTHCA_VM_ROOT; run scripts/debian13-root.sh"
+	append+=" softhca.topshare=1"
+	topshare=(-virtfs "local,path=$SOFTHCA_TOP,mount_tag=top,security_model=none,readonly=on")
+fi
 # extra guest kernel parameters for experiments (e.g. mitigations=off)
 append+=${SOFTHCA_VM_APPEND:+ $SOFTHCA_VM_APPEND}
 console() {
@@ -152,7 +167,8 @@ qemu=(qemu-system-x86_64 -accel tcg
 	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic
 	-serial stdio -bios /usr/share/qemu/qboot.rom
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$append"
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$SOFTHCA_VM_ROOT,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	"${topshare[@]}"
 	-virtfs local,path="$moddir/..",mount_tag=kmods,security_model=none,readonly=on
 	-virtfs local,path="$out",mount_tag=out,security_model=none
 	-device virtio-rng-pci)

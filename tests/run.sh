@@ -50,7 +50,7 @@ summary() {
 	# the manifest: every expected check reported, and only those
 	tests/manifest.sh check "$SOFTHCA_RESULTS" '.'
 	# the logs of checks: the VM's own, then the stages'
-	cat "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}.logs >> "$logs" 2>/dev/null
+	cat "$SOFTHCA_CACHE"/vm/{tests,tests-k612,tests-d13,dbgtests}.logs >> "$logs" 2>/dev/null
 	{
 		echo "lint.checkpatch $SOFTHCA_TOP/build/lint/checkpatch.log"
 		echo "lint.sparse $SOFTHCA_TOP/build/lint/sparse.log"
@@ -59,6 +59,9 @@ summary() {
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
 		echo "build.module-debug-w1-clean $SOFTHCA_TOP/build/module-debug.log"
 		echo "build.module-k612-w1-clean $SOFTHCA_TOP/build/module-k612.log"
+		echo "build.module-d13-w1-clean $SOFTHCA_TOP/build/module-d13.log"
+		echo "build.provider-d13 $SOFTHCA_TOP/build/userspace-d13.log"
+		echo "build.debian13-root $SOFTHCA_D13_ROOT/../debootstrap.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
 		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
@@ -67,8 +70,9 @@ summary() {
 		echo "vm $SOFTHCA_CACHE/vm/tests/console.log"
 		echo "vmdbg $SOFTHCA_CACHE/vm/dbgtests/console.log"
 		echo "vm-k612 $SOFTHCA_CACHE/vm/tests-k612/console.log"
+		echo "vm-d13 $SOFTHCA_CACHE/vm/tests-d13/console.log"
 	} >> "$logs"
-	for t in tests tests-k612; do
+	for t in tests tests-k612 tests-d13; do
 		[ -f "$SOFTHCA_CACHE/vm/$t/groups" ] &&
 			awk '{print "vm." $1, $3}' "$SOFTHCA_CACHE/vm/$t/groups" >> "$times"
 	done
@@ -119,7 +123,7 @@ stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 # and the ccache t90's DKMS build in the guest takes its objects from
 [ -f build/deb/softhca-dkms_*_all.deb ] && stage dkms-ccache scripts/dkms-ccache.sh
 stage kunit scripts/kunit.sh	# builds the debug kernel first
-rm -f "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,tests-k612,dbgtests}.logs
+rm -f "$SOFTHCA_CACHE"/vm/{tests,tests-k612,tests-d13,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,tests-k612,tests-d13,dbgtests}.logs
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else
@@ -139,6 +143,33 @@ fi
 # builds W=1- and sparse-clean for it in build/kernel-<kver>.
 if stage build.module-k612 env SOFTHCA_KSERIES=6.12 scripts/build.sh module; then
 	result PASS build.module-k612-w1-clean
+fi
+
+# The Debian 13 guest (SOFTHCA_KSERIES=d13, scripts/config.sh): its root
+# file system (debootstrap, kept in .cache/debian13), the module built in
+# it for Debian 13's kernel (W=1- and sparse-clean), the provider and the
+# test programs built there against rdma-core 56, then the VM groups whose
+# "# vm-kernels:" line names debian13, booted with that kernel and root.
+d13=$built
+if [ $d13 -eq 1 ] && stage build.debian13-root scripts/debian13-root.sh; then
+	result PASS build.debian13-root
+else
+	d13=0
+fi
+if [ $d13 -eq 1 ] && stage build.module-d13 env SOFTHCA_KSERIES=d13 scripts/build.sh module; then
+	result PASS build.module-d13-w1-clean
+else
+	d13=0
+fi
+if [ $d13 -eq 1 ] && stage build.provider-d13 scripts/build.sh provider-d13; then
+	result PASS build.provider-d13
+else
+	d13=0
+fi
+if [ $d13 -eq 1 ]; then
+	stage vm-d13 env SOFTHCA_KSERIES=d13 tests/vm-tests.sh
+else
+	result FAIL vm.not-run-debian13-build-failed
 fi
 
 summary

@@ -11,7 +11,9 @@
 # SOFTHCA_KSERIES=6.12 boots Debian 12's 6.12 kernel with the module built
 # for it: its files go to .cache/vm/tests-k612(.results), and every name
 # below and every group's ends in -k612 (vm.kernel-log-clean-k612,
-# vm.t30-datapath-k612.*).
+# vm.t30-datapath-k612.*). SOFTHCA_KSERIES=d13 boots the Debian 13 guest
+# (its kernel and root, scripts/debian13-root.sh) and runs the groups whose
+# "# vm-kernels:" line names debian13; its names end in -d13.
 #
 # Besides the groups' own checks (vm. here is vmdbg. on the debug kernel):
 #   vm.kernel-log-clean      the guest kernel log was read and has no report
@@ -31,6 +33,8 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
 
 kernel=${SOFTHCA_VM_KERNEL:-debian}
+kname=$kernel
+[ "$SOFTHCA_KSERIES" = d13 ] && kname=debian13
 tag=$SOFTHCA_VM_TAG
 case $kernel in
 debian) prefix=vm out=$SOFTHCA_CACHE/vm/tests$tag ;;
@@ -58,12 +62,13 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
 else
 	# every group whose "# vm-kernels: debian debug" line names this
-	# kernel; a group without one runs on Debian's only, one with
-	# "none" only when named in SOFTHCA_VM_TESTS
+	# kernel (debian13: the Debian 13 guest); a group without one runs
+	# on Debian 12's only, one with "none" only when named in
+	# SOFTHCA_VM_TESTS
 	sel=()
 	for g in "$SOFTHCA_TOP"/tests/vm/t*.sh; do
 		k=$(sed -n 's/^# vm-kernels://p' "$g" | head -n 1)
-		[[ " ${k:-debian} " == *" $kernel "* ]] &&
+		[[ " ${k:-debian} " == *" $kname "* ]] &&
 			sel+=("tests/vm/$(basename "$g")")
 	done
 fi
@@ -76,7 +81,7 @@ if [ ${#sel[@]} -gt 0 ]; then
 	# progress: checks recorded so far, out of the last run's (same groups)
 	key=progress/$prefix-tests$tag${SOFTHCA_VM_TESTS:+-$(echo "$SOFTHCA_VM_TESTS" | cksum | cut -d' ' -f1)}
 	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
-	softhca_progress_start "$key" "VM tests ($kernel kernel)" checks "" \
+	softhca_progress_start "$key" "VM tests ($kname kernel)" checks "" \
 		"grep -c '^[PF]' '$out/results'"
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \

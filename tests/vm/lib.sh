@@ -14,8 +14,12 @@ PREFIX=${SOFTHCA_PREFIX:-vm}
 SOFTHCA_KO=${SOFTHCA_KO:-$SOFTHCA_TOP/kernel/softhca.ko}
 LOGS=$SOFTHCA_OUT/logs
 mkdir -p "$LOGS"
-export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
-BIN=$SOFTHCA_TOP/build/userspace
+# the provider and test programs built for this guest's rdma-core
+# (build/userspace; build/userspace-d13 in the Debian 13 guest: vm-run.sh
+# exports it)
+SOFTHCA_PROVIDER_DIR=${SOFTHCA_PROVIDER_DIR:-$SOFTHCA_TOP/build/userspace}
+export RDMAV_DRIVERS=$SOFTHCA_PROVIDER_DIR/libsofthca
+BIN=$SOFTHCA_PROVIDER_DIR
 # the module built for the kernel booted (scripts/vm-run.sh exports it)
 SOFTHCA_KO=${SOFTHCA_KO:-$SOFTHCA_TOP/kernel/softhca.ko}
 
