@@ -27,7 +27,8 @@
 # KABI=6.1.0-N picks another Debian kernel ABI (default: what bookworm's
 # linux-image-amd64 depends on). KSERIES=6.12 builds the module for, and
 # boots the VM tests on, Debian 12's 6.12 kernel instead (the series Debian
-# 13 ships; the module goes to build/kernel-<kver>/kernel/softhca.ko), e.g.
+# 13 ships; the module goes to build/kernel-<kver>/kernel/softhca.ko; the
+# groups marked k612, t10, unless SOFTHCA_VM_TESTS names others), e.g.
 #   make KSERIES=6.12 module
 #   make KSERIES=6.12 vm-test SOFTHCA_VM_TESTS=tests/vm/t30-datapath.sh
 # KSERIES=d13 is the Debian 13 guest: its root file system (debootstrap,

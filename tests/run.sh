@@ -139,10 +139,14 @@ else
 fi
 
 # Debian 12's 6.12 kernel, the series Debian 13 ships (SOFTHCA_KSERIES,
-# scripts/config.sh): its image and headers are fetched, and the module
-# builds W=1- and sparse-clean for it in build/kernel-<kver>.
+# scripts/config.sh): its image and headers are fetched, the module builds
+# W=1- and sparse-clean for it in build/kernel-<kver>, and the device tests
+# (the groups whose "# vm-kernels:" line names k612: t10) run on it.
 if stage build.module-k612 env SOFTHCA_KSERIES=6.12 scripts/build.sh module; then
 	result PASS build.module-k612-w1-clean
+	[ $built -eq 1 ] && stage vm-k612 env SOFTHCA_KSERIES=6.12 tests/vm-tests.sh
+else
+	result FAIL vm.not-run-k612-build-failed
 fi
 
 # The Debian 13 guest (SOFTHCA_KSERIES=d13, scripts/config.sh): its root

@@ -11,8 +11,9 @@
 # SOFTHCA_KSERIES=6.12 boots Debian 12's 6.12 kernel with the module built
 # for it: its files go to .cache/vm/tests-k612(.results), and every name
 # below and every group's ends in -k612 (vm.kernel-log-clean-k612,
-# vm.t30-datapath-k612.*). SOFTHCA_KSERIES=d13 boots the Debian 13 guest
-# (its kernel and root, scripts/debian13-root.sh) and runs the groups whose
+# vm.t10-device-k612.*); it runs the groups whose "# vm-kernels:" line
+# names k612. SOFTHCA_KSERIES=d13 boots the Debian 13 guest (its kernel
+# and root, scripts/debian13-root.sh) and runs the groups whose
 # "# vm-kernels:" line names debian13; its names end in -d13.
 #
 # Besides the groups' own checks (vm. here is vmdbg. on the debug kernel):
@@ -34,7 +35,10 @@ set -uo pipefail
 
 kernel=${SOFTHCA_VM_KERNEL:-debian}
 kname=$kernel
-[ "$SOFTHCA_KSERIES" = d13 ] && kname=debian13
+case $SOFTHCA_KSERIES in
+d13) kname=debian13 ;;
+6.12) kname=k612 ;;
+esac
 tag=$SOFTHCA_VM_TAG
 case $kernel in
 debian) prefix=vm out=$SOFTHCA_CACHE/vm/tests$tag ;;
@@ -62,7 +66,8 @@ if [ -n "${SOFTHCA_VM_TESTS:-}" ]; then
 	softhca_log "VM tests: only ${sel[*]:-(none)} (SOFTHCA_VM_TESTS)"
 else
 	# every group whose "# vm-kernels: debian debug" line names this
-	# kernel (debian13: the Debian 13 guest); a group without one runs
+	# kernel (debian13: the Debian 13 guest; k612: Debian 12's 6.12
+	# kernel); a group without one runs
 	# on Debian 12's only, one with "none" only when named in
 	# SOFTHCA_VM_TESTS
 	sel=()
