@@ -63,6 +63,7 @@ summary() {
 		echo "build.provider-d13 $SOFTHCA_TOP/build/userspace-d13.log"
 		echo "build.debian13-root $SOFTHCA_D13_ROOT/../debootstrap.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
+		echo "docs $SOFTHCA_TOP/build/htmldocs.log"
 		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
 		for s in setup.deps setup.kernel setup.linux-source build.userspace; do
 			echo "$s $SOFTHCA_TOP/build/logs/$s.log"
