@@ -10,12 +10,29 @@
 # from VERSION); logs: build/deb/build.log, build/deb/lintian.log.
 # With SOFTHCA_RESULTS set, records PASS/FAIL deb.build and
 # deb.lintian.<package> (no error or warning tag).
+#
+# With SOFTHCA_KSERIES=d13 the same runs inside the Debian 13 root
+# (scripts/debian13-root.sh, softhca_in_root): the packages for Debian 13,
+# the provider built against rdma-core 56, checked with Debian 13's
+# lintian, into build/deb-d13; the checks are deb-d13.*.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
-out=$SOFTHCA_TOP/build/deb
+if [ "$SOFTHCA_KSERIES" = d13 ] && [ -z "${SOFTHCA_DEB_IN_ROOT:-}" ]; then
+	"$SOFTHCA_TOP/scripts/debian13-root.sh"
+	# the root has no git: the commit and its time are read here
+	softhca_in_root env SOFTHCA_DEB_IN_ROOT=1 SOFTHCA_KSERIES=d13 \
+		SOFTHCA_DEB_OUT="$SOFTHCA_TOP/build/deb-d13" SOFTHCA_DEB_TAG=deb-d13 \
+		SOFTHCA_RESULTS="${SOFTHCA_RESULTS:-}" \
+		SOFTHCA_DEB_WHEN="$(git -C "$SOFTHCA_TOP" log -1 --format=%ct 2>/dev/null || date +%s)" \
+		SOFTHCA_DEB_COMMIT="$(git -C "$SOFTHCA_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"$SOFTHCA_TOP/scripts/deb.sh"
+	exit 0
+fi
+out=${SOFTHCA_DEB_OUT:-$SOFTHCA_TOP/build/deb}
+tag=${SOFTHCA_DEB_TAG:-deb}
 results=${SOFTHCA_RESULTS:-}
-record() { [ -z "$results" ] || echo "$1 deb.$2" >> "$results"; }
+record() { [ -z "$results" ] || echo "$1 $tag.$2" >> "$results"; }
 
 version=$(cat "$SOFTHCA_TOP/VERSION")
 # shellcheck disable=SC1091
@@ -42,8 +59,8 @@ cp -a "$SOFTHCA_TOP/scripts/dkms-tree.sh" "$src/scripts/"
 	(cd "$SOFTHCA_TOP" && xargs -0 cp --parents -t "$src")
 
 # debian/changelog, from VERSION; dated by the last commit (reproducible).
-when=$(git -C "$SOFTHCA_TOP" log -1 --format=%ct 2>/dev/null || date +%s)
-commit=$(git -C "$SOFTHCA_TOP" describe --always --dirty 2>/dev/null || echo unknown)
+when=${SOFTHCA_DEB_WHEN:-$(git -C "$SOFTHCA_TOP" log -1 --format=%ct 2>/dev/null || date +%s)}
+commit=${SOFTHCA_DEB_COMMIT:-$(git -C "$SOFTHCA_TOP" describe --always --dirty 2>/dev/null || echo unknown)}
 maint=$(sed -n 's/^Maintainer: //p' "$SOFTHCA_TOP/debian/control")
 cat > "$src/debian/changelog" <<EOF
 softhca ($debver) ${VERSION_CODENAME}; urgency=medium

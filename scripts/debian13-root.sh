@@ -14,10 +14,14 @@ set -euo pipefail
 
 mirror=${SOFTHCA_D13_MIRROR:-http://deb.debian.org/debian}
 # to build the module, the provider and the test programs; to boot and
-# run the VM tests (the same tools the Debian 12 guest takes from the host)
-pkgs="linux-image-amd64 linux-headers-amd64 gcc g++ make cmake sparse
+# run the VM tests (the same tools the Debian 12 guest takes from the host);
+# to build and check the Debian packages for Debian 13 (scripts/deb.sh;
+# perl-openssl-defaults provides the virtual perl-openssl-abi-3 that
+# lintian's libnet-ssleay-perl needs, which debootstrap does not resolve)
+pkgs="linux-image-amd64 linux-headers-amd64 build-essential gcc g++ make cmake sparse
 libibverbs-dev kmod iproute2 procps file binutils strace
-rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest"
+rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+debhelper dh-dkms dkms lintian perl-openssl-defaults"
 pkgs=$(echo $pkgs | tr ' ' ,)
 root=$SOFTHCA_D13_ROOT
 stamp="debootstrap trixie minbase $pkgs"

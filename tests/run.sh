@@ -62,6 +62,8 @@ summary() {
 		echo "build.module-d13-w1-clean $SOFTHCA_TOP/build/module-d13.log"
 		echo "build.provider-d13 $SOFTHCA_TOP/build/userspace-d13.log"
 		echo "build.debian13-root $SOFTHCA_D13_ROOT/../debootstrap.log"
+		echo "deb-d13.build $SOFTHCA_TOP/build/deb-d13/build.log"
+		echo "deb-d13 $SOFTHCA_TOP/build/deb-d13/lintian.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
 		echo "docs $SOFTHCA_TOP/build/htmldocs.log"
 		echo "kunit $SOFTHCA_DBG_DIR/kunit/console.log"
@@ -176,5 +178,7 @@ if [ $d13 -eq 1 ]; then
 else
 	result FAIL vm.not-run-debian13-build-failed
 fi
+# the Debian packages for Debian 13, built and checked with lintian there
+[ $d13 -eq 1 ] && stage deb-d13 env SOFTHCA_KSERIES=d13 scripts/deb.sh
 
 summary
