@@ -67,8 +67,8 @@ softhca_d13_kver() {
 # softhca_in_root <command...>: run a command inside the Debian 13 root
 # (chroot, in a mount namespace of its own) with this checkout at the same
 # path as here and /proc and /dev mounted, so the paths of both sides are
-# the same; the root itself is not changed but for what the command writes
-# into the checkout.
+# the same. Of the root itself only the empty directories the checkout is
+# mounted on are added; /tmp there is a tmpfs that ends with the command.
 softhca_in_root() {
 	local r=$SOFTHCA_D13_ROOT
 	[ -d "$r/usr" ] || softhca_die "no Debian 13 root; run scripts/debian13-root.sh"

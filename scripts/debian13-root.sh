@@ -46,7 +46,8 @@ if ! debootstrap --variant=minbase --components=main --include="$pkgs" \
 	softhca_die "debootstrap of Debian 13 failed (see $log)"
 fi
 softhca_progress_stop ok
-# the kernel the guest boots, its modules' index for its initramfs
+# the kernel the guest boots (vm-run.sh builds its initramfs from the
+# root's /lib/modules)
 ls "$root.tmp"/boot/vmlinuz-*-amd64 >/dev/null 2>&1 ||
 	softhca_die "the Debian 13 root has no kernel"
 rm -rf "$root.tmp/var/cache/apt/archives"/*.deb

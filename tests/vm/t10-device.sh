@@ -135,7 +135,7 @@ refused_44() {
 	grep -q 'built for rdma-core 44 .*not 56' <<< "$said" &&
 		! grep -qx '[[:space:]]*softhca0' <<< "$said"
 }
-if [ "$GROUP" != "${GROUP%-d13}" ]; then
+if [ "${SOFTHCA_VM_TAG:-}" = -d13 ]; then
 	check provider-for-44-refused refused_44
 fi
 

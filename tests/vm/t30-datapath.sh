@@ -185,7 +185,6 @@ strace_calls() {
 # what a run costs before its first iteration (opening the device, the TCP
 # exchange, the setup: about 450 calls with rdma-core 44 or 56) is not
 # counted: 9990 iterations must make fewer than 1000 system calls.
-slog=$LOGS/$GROUP.strace.server.log
 clog=$LOGS/$GROUP.strace.client.log
 logmap syscalls-far-fewer-than-iterations "$clog"
 : > "$clog"
@@ -196,7 +195,7 @@ taskset -pc 1 "$engine" >>"$clog" 2>&1
 strace_run() {
 	local n=$1 st=$LOGS/$GROUP.strace-$1.txt srv rc src
 	taskset -c 0 timeout 300 ibv_rc_pingpong -d softhca0 -g "$gid" -e -n "$n" \
-		>"$slog" 2>&1 &
+		>"$LOGS/$GROUP.strace-$n.server.log" 2>&1 &
 	srv=$!
 	if wait_listen $srv $PORT 2>>"$clog"; then
 		taskset -c 0 timeout 300 strace -c -f -o "$st" \
