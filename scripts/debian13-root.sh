@@ -17,11 +17,13 @@ mirror=${SOFTHCA_D13_MIRROR:-http://deb.debian.org/debian}
 # run the VM tests (the same tools the Debian 12 guest takes from the host);
 # to build and check the Debian packages for Debian 13 (scripts/deb.sh;
 # perl-openssl-defaults provides the virtual perl-openssl-abi-3 that
-# lintian's libnet-ssleay-perl needs, which debootstrap does not resolve)
-pkgs="linux-image-amd64 linux-headers-amd64 build-essential gcc g++ make cmake sparse
+# lintian's libnet-ssleay-perl needs, which debootstrap does not resolve);
+# ccache for the DKMS build in the guest (tests/vm/t90-packages.sh takes
+# its objects from the cache scripts/dkms-ccache.sh fills in this root)
+pkgs="linux-image-amd64 linux-headers-amd64 build-essential cmake sparse
 libibverbs-dev kmod iproute2 procps file binutils strace
 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-debhelper dh-dkms dkms lintian perl-openssl-defaults"
+debhelper dh-dkms dkms lintian perl-openssl-defaults ccache"
 pkgs=$(echo $pkgs | tr ' ' ,)
 root=$SOFTHCA_D13_ROOT
 stamp="debootstrap trixie minbase $pkgs"

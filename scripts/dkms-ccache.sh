@@ -19,20 +19,33 @@
 #
 # The guest's DKMS still builds: it runs make, Kbuild, the compiler driver
 # for every object (ccache's hits), objtool, modpost and the link.
+#
+# With SOFTHCA_KSERIES=d13 the same runs inside the Debian 13 root
+# (softhca_in_root), which is the Debian 13 guest's: its gcc-14 and
+# kernel headers, the Debian 13 package (build/deb-d13), the cache
+# $SOFTHCA_CACHE/ccache-dkms-d13.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
+if [ "$SOFTHCA_KSERIES" = d13 ] && [ -z "${SOFTHCA_DKMS_IN_ROOT:-}" ]; then
+	softhca_in_root env SOFTHCA_DKMS_IN_ROOT=1 SOFTHCA_KSERIES=d13 \
+		"$SOFTHCA_TOP/scripts/dkms-ccache.sh"
+	exit 0
+fi
+# build/deb and .cache/ccache-dkms; -d13 for Debian 13's
+sfx=
+[ "$SOFTHCA_KSERIES" != d13 ] || sfx=-d13
 version=$(cat "$SOFTHCA_TOP/VERSION")
-deb=$(ls "$SOFTHCA_TOP"/build/deb/softhca-dkms_*_all.deb 2>/dev/null | tail -n 1)
-[ -f "$deb" ] || softhca_die "dkms-ccache: no softhca-dkms package in build/deb (scripts/deb.sh)"
+deb=$(ls "$SOFTHCA_TOP"/build/deb"$sfx"/softhca-dkms_*_all.deb 2>/dev/null | tail -n 1)
+[ -f "$deb" ] || softhca_die "dkms-ccache: no softhca-dkms package in build/deb$sfx (scripts/deb.sh)"
 [ -d /var/lib/dkms ] || softhca_die "dkms-ccache: no /var/lib/dkms (apt install dkms, or make deps)"
 command -v ccache >/dev/null || softhca_die "dkms-ccache: no ccache"
-export CCACHE_DIR=$SOFTHCA_CACHE/ccache-dkms DEBIAN_KERNEL_USE_CCACHE=1
+export CCACHE_DIR=$SOFTHCA_CACHE/ccache-dkms$sfx DEBIAN_KERNEL_USE_CCACHE=1
 # ccache hashes the locale variables: the same here and in t90
 export LC_ALL=C
 unset LANG LC_CTYPE LC_MESSAGES
 mkdir -p "$CCACHE_DIR"
-log=$SOFTHCA_TOP/build/logs/dkms-ccache.make.log
+log=$SOFTHCA_TOP/build/logs/dkms-ccache$sfx.make.log
 mkdir -p "$(dirname "$log")"
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
@@ -40,9 +53,13 @@ dpkg-deb -x "$deb" "$unpacked"
 [ -f "$unpacked/usr/src/softhca-$version/dkms.conf" ] ||
 	softhca_die "dkms-ccache: $deb holds no usr/src/softhca-$version"
 
+# In the Debian 13 root, softhca_in_root's namespace is private already
+# (and the chroot's / no mount point whose propagation unshare could set).
+prop=private
+[ -z "${SOFTHCA_DKMS_IN_ROOT:-}" ] || prop=unchanged
 t0=$SECONDS
 ccache -z >/dev/null
-unshare -m --propagation private bash -euc '
+unshare -m --propagation $prop bash -euc '
 	mount -t tmpfs -o size=512m softhca-dkms /var/lib/dkms
 	b=/var/lib/dkms/softhca/$1/build
 	mkdir -p "$b"
@@ -52,4 +69,4 @@ unshare -m --propagation private bash -euc '
 	test -f "$b/kernel/softhca.ko"
 ' dkms-ccache "$version" "$unpacked" "$SOFTHCA_KVER" "$SOFTHCA_KDIR" >"$log" 2>&1 ||
 	softhca_die "dkms-ccache: the build failed (see $log)"
-softhca_log "dkms-ccache: softhca.ko compiled as DKMS will in the guest, $((SECONDS - t0)) s ($(ccache -s | sed -n 's/^ *Misses: *\([0-9]*\).*/\1/p' | head -n 1) objects cached in $CCACHE_DIR)"
+softhca_log "dkms-ccache$sfx: softhca.ko compiled as DKMS will in the guest, $((SECONDS - t0)) s ($(ccache -s | sed -n 's/^ *Misses: *\([0-9]*\).*/\1/p' | head -n 1) objects cached in $CCACHE_DIR)"

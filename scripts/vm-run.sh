@@ -71,7 +71,11 @@ debian)
 	moddir=$SOFTHCA_MODDIR
 	ko=$SOFTHCA_KO
 	kappend=
-	[ -f "$vmlinuz" ] || softhca_die "no kernel; run scripts/fetch-kernel.sh"
+	if [ ! -f "$vmlinuz" ]; then
+		[ "$SOFTHCA_KSERIES" = d13 ] &&
+			softhca_die "no Debian 13 kernel; run scripts/debian13-root.sh"
+		softhca_die "no kernel; run scripts/fetch-kernel.sh"
+	fi
 	;;
 debug)
 	krel=$(cat "$SOFTHCA_DBG_BUILD/include/config/kernel.release" 2>/dev/null) ||

@@ -1,20 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debian
-# The Debian packages of "make deb" (build/deb), installed as a user would:
-# the kernel headers, then "apt install ./softhca-dkms_*.deb
-# ./libsofthca_*.deb" (DKMS builds softhca.ko in the postinst), modprobe,
-# rdma link add, ibv_devinfo and ibv_rc_pingpong on the installed provider;
-# then "apt remove" leaves nothing behind. Nothing is downloaded: the
-# packages' dependencies are on the host root the guest runs on, the
-# headers unpacked in .cache/kernel (scripts/fetch-kernel.sh).
+# vm-kernels: debian debian13
+# The Debian packages of "make deb" (build/deb; in the Debian 13 guest
+# build/deb-d13, built there), installed as a user would: the kernel
+# headers, then "apt install ./softhca-dkms_*.deb ./libsofthca_*.deb"
+# (DKMS builds softhca.ko in the postinst), modprobe, rdma link add,
+# ibv_devinfo and ibv_rc_pingpong on the installed provider; then "apt
+# remove" leaves nothing behind. Nothing is downloaded: the packages'
+# dependencies are on the root the guest runs on (the host's; the Debian
+# 13 root), the headers unpacked in .cache/kernel (scripts/fetch-kernel.sh;
+# the Debian 13 root has its kernel's installed).
 . "$SOFTHCA_TOP/tests/vm/lib.sh"
 
 unset RDMAV_DRIVERS
 export DEBIAN_FRONTEND=noninteractive
 kver=$(uname -r)
 version=$(cat "$SOFTHCA_TOP/VERSION")
-debs=$SOFTHCA_TOP/build/deb
+d13=
+[ "${SOFTHCA_VM_TAG:-}" != -d13 ] || d13=-d13
+debs=$SOFTHCA_TOP/build/deb$d13
 provdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)/libibverbs
 provider=$provdir/libsofthca-rdmav34.so	# the file name carries the private ABI
 driver=/etc/libibverbs.d/softhca.driver
@@ -29,30 +33,37 @@ rdma link show 2>/dev/null | awk '/softhca/ {print $2}' | cut -d/ -f1 |
 	sort -u | while read -r d; do rdma link delete "$d"; done
 rmmod softhca 2>/dev/null
 rm -f "$provdir"/libsofthca-rdmav*.so "$driver"
-if [ -e "/lib/modules/$kver/extra/softhca.ko" ]; then
-	rm -f "/lib/modules/$kver/extra/softhca.ko"
+if ls "/lib/modules/$kver/extra"/softhca.ko* >/dev/null 2>&1; then
+	rm -f "/lib/modules/$kver/extra"/softhca.ko*
 	depmod "$kver"	# about 30 s under TCG
 fi
 check clean-start sh -c "! grep -q '^softhca ' /proc/modules && ! modinfo softhca"
 
 # The kernel headers where "apt install linux-headers-$kver" puts them: the
 # tree scripts/fetch-kernel.sh unpacked from the same .debs (installing
-# those with dpkg takes about 4.5 minutes under TCG).
+# those with dpkg takes about 4.5 minutes under TCG); the Debian 13 root
+# has them installed.
 . "$SOFTHCA_TOP/scripts/config.sh"
-ln -sfn "$SOFTHCA_KDIR" "/usr/src/linux-headers-$kver"
+[ -n "$d13" ] || ln -sfn "$SOFTHCA_KDIR" "/usr/src/linux-headers-$kver"
 check headers-present test -f "/lib/modules/$kver/build/Makefile" -a \
 	-f "/lib/modules/$kver/build/Module.symvers"
 
 # The packages; softhca-dkms's postinst has DKMS build softhca.ko. Its
 # compiler runs through ccache (Debian's kernel headers' own switch,
-# DEBIAN_KERNEL_USE_CCACHE), in the cache that scripts/dkms-ccache.sh
-# filled on the host by compiling the same tree at the same paths: gcc
-# under TCG takes 5 to 7 minutes for what the host compiles in one (with
-# every object from the cache, make, Kbuild and objtool still take about
-# 3 minutes here).
+# DEBIAN_KERNEL_USE_CCACHE), in a copy of the cache that
+# scripts/dkms-ccache.sh filled on the host (Debian 13: in its root) by
+# compiling the same tree at the same paths: gcc under TCG takes 5 to 7
+# minutes for what the host compiles in one (with every object from the
+# cache, make, Kbuild and objtool still take about 3 minutes here). The
+# copy is this guest's own: the checkout is read-only in the Debian 13
+# guest, and nothing here writes to the host's cache.
 # Without that cache DKMS compiles every object here, as on a user's
 # machine.
-export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=$SOFTHCA_CACHE/ccache-dkms
+export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=/tmp/ccache-dkms
+rm -rf "$CCACHE_DIR"
+if [ -d "$SOFTHCA_CACHE/ccache-dkms$d13" ]; then
+	cp -a "$SOFTHCA_CACHE/ccache-dkms$d13" "$CCACHE_DIR"
+fi
 export CCACHE_TEMPDIR=/tmp LC_ALL=C
 unset LANG LC_CTYPE LC_MESSAGES
 ccache -z >/dev/null 2>&1
@@ -73,8 +84,10 @@ fi
 expect_eq dpkg-status "$(dpkg-query -W -f='${Status};' softhca-dkms libsofthca 2>&1)" \
 	"install ok installed;install ok installed;"
 check dkms-status-installed sh -c "dkms status softhca | grep -q '^softhca/$version, $kver, [^:]*: installed'"
-check module-in-updates-dkms test -f "/lib/modules/$kver/updates/dkms/softhca.ko"
-expect_eq modinfo-path "$(modinfo -n softhca 2>&1)" "/lib/modules/$kver/updates/dkms/softhca.ko"
+# compressed as the kernel's own modules are (Debian 13's: .ko.xz)
+ko=$(ls "/lib/modules/$kver/updates/dkms"/softhca.ko* 2>/dev/null | head -n 1)
+check module-in-updates-dkms test -f "$ko"
+expect_eq modinfo-path "$(modinfo -n softhca 2>&1)" "${ko:-/lib/modules/$kver/updates/dkms/softhca.ko}"
 expect_eq modinfo-version "$(modinfo -F version softhca 2>&1)" "$version"
 expect_eq modinfo-vermagic-kernel "$(modinfo -F vermagic softhca 2>&1 | cut -d' ' -f1)" "$kver"
 check dkms-autoinstall grep -qx 'AUTOINSTALL="yes"' "/usr/src/softhca-$version/dkms.conf"
@@ -86,7 +99,7 @@ expect_eq driver-file "$(cat "$driver" 2>&1)" "driver softhca"
 # The installed module and provider at work.
 check modprobe modprobe softhca
 expect_eq loaded-is-dkms-build "$(cat /sys/module/softhca/srcversion 2>&1)" \
-	"$(modinfo -F srcversion "/lib/modules/$kver/updates/dkms/softhca.ko" 2>&1)"
+	"$(modinfo -F srcversion "$ko" 2>&1)"
 expect_eq loaded-version "$(cat /sys/module/softhca/version 2>&1)" "$version"
 make_veth veth90 veth91 10.9.0.1/24
 check link-add rdma link add softhca0 type softhca netdev veth90
