@@ -173,15 +173,13 @@ if [ $d13 -eq 1 ] && stage build.provider-d13 scripts/build.sh provider-d13; the
 else
 	d13=0
 fi
-# the Debian packages for Debian 13, built and checked with lintian there,
-# which t90 installs in the Debian 13 guest; and the ccache its DKMS build
-# takes its objects from, filled in the root with Debian 13's compiler
+# First the Debian packages for Debian 13, built and checked with lintian
+# there, which t90 installs in the Debian 13 guest, and the ccache its DKMS
+# build takes its objects from, filled in the root with Debian 13's compiler.
 if [ $d13 -eq 1 ]; then
 	stage deb-d13 env SOFTHCA_KSERIES=d13 scripts/deb.sh
 	[ -f build/deb-d13/softhca-dkms_*_all.deb ] &&
 		stage dkms-ccache-d13 env SOFTHCA_KSERIES=d13 scripts/dkms-ccache.sh
-fi
-if [ $d13 -eq 1 ]; then
 	stage vm-d13 env SOFTHCA_KSERIES=d13 tests/vm-tests.sh
 else
 	result FAIL vm.not-run-debian13-build-failed
