@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs inside the test VM (host userland, Debian's or the debug kernel).
 # Prepares the system, loads the RDMA core modules and softhca.ko (the one
-# softhca.ko= names, built for this kernel), runs the script named by
-# softhca.script= with its output in /run/softhca-out, records its exit
+# softhcavm.ko= names, built for this kernel), runs the script named by
+# softhcavm.script= with its output in /run/softhca-out, records its exit
 # status and the kernel log, and ends the VM (a reboot, which QEMU makes
 # an exit). On a kernel with kmemleak, what was suspect before the script
 # is set aside and a scan at the end goes to kmemleak.txt.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb
 out=/run/softhca-out
-arg() { sed -n "s/.*softhca\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+arg() { sed -n "s/.*softhcavm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 
 KMEMLEAK=/sys/kernel/debug/kmemleak
 finish() {

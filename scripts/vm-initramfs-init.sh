@@ -34,8 +34,8 @@ mount -t overlay -o lowerdir=/kmods,upperdir=/rw/kupper,workdir=/rw/kwork \
 	overlay /newroot/lib/modules || fail "cannot mount the modules"
 # a guest root other than the host's (the Debian 13 one): the checkout,
 # read-only, at its path on the host (vm-run.sh)
-top=$(sed -n 's/.*softhca.top=\([^ ]*\).*/\1/p' /proc/cmdline)
-if [ "$(sed -n 's/.*softhca.topshare=\([^ ]*\).*/\1/p' /proc/cmdline)" = 1 ]; then
+top=$(sed -n 's/.*softhcavm\.top=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ "$(sed -n 's/.*softhcavm\.topshare=\([^ ]*\).*/\1/p' /proc/cmdline)" = 1 ]; then
 	mkdir -p "/newroot$top"
 	mount -t 9p -o ro,cache=loose,$opts top "/newroot$top" ||
 		fail "cannot mount the checkout"
@@ -45,5 +45,5 @@ mount -t 9p -o $opts,cache=none out /newroot/run/softhca-out
 mount --move /dev /newroot/dev
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
-guest=$(sed -n 's/.*softhca.guest=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
+guest=$(sed -n 's/.*softhcavm\.guest=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
 exec switch_root /newroot /bin/bash "$guest"

@@ -145,15 +145,15 @@ if [ ! -f "$initrd" ] || [ "$init" -nt "$initrd" ] ||
 fi
 
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 hugepages=48"
-append+=" softhca.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhca.top=$SOFTHCA_TOP"
-append+=" softhca.script=$script softhca.load=$load softhca.ko=$ko$kappend"
+append+=" softhcavm.guest=$SOFTHCA_TOP/scripts/vm-guest.sh softhcavm.top=$SOFTHCA_TOP"
+append+=" softhcavm.script=$script softhcavm.load=$load softhcavm.ko=$ko$kappend"
 # a root other than the host's does not hold this checkout: it is shared
 # on its own (vm-initramfs-init.sh mounts it at the same path)
 topshare=()
 if [ "$SOFTHCA_VM_ROOT" != / ]; then
 	[ -x "$SOFTHCA_VM_ROOT/bin/bash" ] ||
 		softhca_die "no guest root at $SOFTHCA_VM_ROOT; run scripts/debian13-root.sh"
-	append+=" softhca.topshare=1"
+	append+=" softhcavm.topshare=1"
 	topshare=(-virtfs "local,path=$SOFTHCA_TOP,mount_tag=top,security_model=none,readonly=on")
 fi
 # extra guest kernel parameters for experiments (e.g. mitigations=off)

@@ -25,6 +25,9 @@ module_is_this_build() {
 		[ "$got" = "$want" ]
 }
 check module-loaded module_is_this_build
+# Loading it took no parameter it does not know (the VM's own settings on
+# the kernel command line are softhcavm.*, which kmod does not hand it).
+check module-no-unknown-parameter sh -c "dmesg | grep 'softhca: unknown parameter'; test \$? = 1"
 make_veth veth0 veth1 10.0.0.1/24
 make_veth veth2 veth3 10.0.1.1/24
 mac0=$(cat /sys/class/net/veth0/address)
