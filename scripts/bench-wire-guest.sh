@@ -65,6 +65,11 @@ gid_of() {
 	ibv_devinfo -v -d "$1" | sed -n "s/.*GID\[ *\([0-9]*\)\].*::ffff:$2, RoCE v2.*/\1/p"
 }
 
+# softhca's module parameters for the runs (SOFTHCA_BENCH_MODPARAMS)
+for kv in ${SOFTHCA_BENCH_MODPARAMS:-}; do
+	echo "${kv#*=}" > "/sys/module/softhca/parameters/${kv%%=*}" ||
+		fail "cannot set softhca parameter $kv"
+done
 modprobe virtio_net || fail "modprobe virtio_net failed"
 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
 IFS=, read -r -a macs <<< "${SOFTHCA_BENCH_WIRE_MACS:-}"

@@ -22,7 +22,9 @@
 # .cache/bench-wire/server and client. SOFTHCA_BENCH_RUNS (3): runs of
 # each figure; SOFTHCA_BENCH_WIRE_TESTS: the tests (default write_bw
 # send_bw send_lat write_lat); SOFTHCA_BENCH_WIRE_TIMEOUT (1800): each
-# VM's timeout in seconds. Exit status: the client VM's (vm-run.sh), or
+# VM's timeout in seconds; SOFTHCA_BENCH_MODPARAMS: softhca module
+# parameters both VMs set before the runs, for experiments (e.g.
+# "engine_spin_us=0 engine_poll_gap_us=50"). Exit status: the client VM's (vm-run.sh), or
 # the server VM's if that one failed.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
@@ -73,7 +75,7 @@ trap 'exit 130' INT TERM
 vm() {
 	args=(-t "$timeout_s" -o "$top/$2" -e "SOFTHCA_BENCH_WIRE_ROLE=$2"
 		-e "SOFTHCA_BENCH_WIRE_MACS=$(macs "$1")"
-		-e "SOFTHCA_BENCH_RUNS=${SOFTHCA_BENCH_RUNS:-3}"
+		-e "SOFTHCA_BENCH_MODPARAMS=${SOFTHCA_BENCH_MODPARAMS:-}" -e "SOFTHCA_BENCH_RUNS=${SOFTHCA_BENCH_RUNS:-3}"
 		-e "SOFTHCA_BENCH_WIRE_TESTS=${SOFTHCA_BENCH_WIRE_TESTS:-write_bw send_bw send_lat write_lat}"
 		"$SOFTHCA_TOP/scripts/bench-wire-guest.sh")
 }

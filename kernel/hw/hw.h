@@ -146,6 +146,18 @@ struct softhca_hw {
 	u32 engine_state;		/* SOFTHCA_ENGINE_* published in UARs */
 	unsigned long engine_quiet_until; /* jiffies: wake-ups leave it asleep */
 	/*
+	 * local_clock() of the last wake-up doorbell (racy: a hint), and of
+	 * the last one that asked the engine thread to poll on
+	 */
+	u64 engine_kick_ns;
+	u64 engine_poll_from_ns;
+	/*
+	 * Wakes the engine thread for a transport timer that a doorbell's
+	 * visit in another thread armed (the sleeping engine did not see it).
+	 */
+	struct hrtimer engine_timer;
+	spinlock_t engine_timer_lock;	/* reading and moving its expiry */
+	/*
 	 * Bumped (under gid_lock, or by QP commands) when the responder of a
 	 * path may change: GIDs, QP states and attributes, QPs destroyed. A
 	 * requester's cached peer holds while it is unchanged.
@@ -805,6 +817,7 @@ int softhca_hw_engine_start(struct softhca_hw *hw);
 void softhca_hw_engine_stop(struct softhca_hw *hw);
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn);
 void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn);
+void softhca_hw_engine_answered(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 void softhca_hw_engine_halt(struct softhca_hw *hw);
 void softhca_hw_engine_resume(struct softhca_hw *hw);
 void softhca_hw_engine_schedule(struct softhca_hw *hw, struct softhca_hw_qp *qp,

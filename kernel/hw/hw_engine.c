@@ -7,8 +7,9 @@
  * and sleeps; a poster that then sees IDLE after writing its doorbell
  * record has the driver ring SOFTHCA_REG_ENGINE_DB once (an ioctl on its
  * wake-up file, or a zero-WR post). That doorbell runs one engine pass in
- * the ringing thread when the engine is free, and wakes the engine thread,
- * which keeps polling as long as it has its CPU to itself (as KVM's halt
+ * the ringing thread when the engine is free, and, when doorbells come
+ * close together (engine_poll_gap_us), wakes the engine thread, which
+ * keeps polling as long as it has its CPU to itself (as KVM's halt
  * polling does): a busy device takes posts with no system call when a CPU
  * is free for it, and costs the application threads nothing when none is.
  *
@@ -17,12 +18,12 @@
  * sees the other. An idle engine costs no CPU; one waiting for a retry or
  * RNR timer sleeps until the earliest deadline.
  *
- * The doorbell path reads no clock: in a VM whose TSC is unstable,
+ * The doorbell path reads no ktime: in a VM whose TSC is unstable,
  * ktime_get() is an HPET register read, which under emulation costs more
- * than the rest of a pass. The polling thread, and a wake-up waiting for
- * another thread's pass, time themselves with local_clock() (the TSC),
- * wake-up back-off is in jiffies, and only a QP waiting on a timer reads
- * ktime.
+ * than the rest of a pass. The polling thread, a wake-up waiting for
+ * another thread's pass, and the gap between two wake-ups are timed with
+ * local_clock() (the TSC), wake-up back-off is in jiffies, and only a QP
+ * waiting on a timer reads ktime.
  *
  * There is no lock over a pass: each QP has its engine context (qp->run,
  * a spinlock taken with BHs off: a visit never sleeps), which one thread
@@ -42,6 +43,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
+#include <linux/sched/task.h>
 
 #include "hw.h"
 #include "hw_trace.h"
@@ -72,6 +74,21 @@ static bool engine_kernel_inline;
 module_param(engine_kernel_inline, bool, 0644);
 MODULE_PARM_DESC(engine_kernel_inline,
 		 "A kernel QP's wake-up doorbell runs the engine in the posting context (task or softirq, interrupts on) when the QP is free (default: the engine thread does)");
+
+/*
+ * A doorbell in a latency-bound exchange (one message a round trip, a
+ * round trip of hundreds of microseconds over a wire) gains nothing from
+ * a polling engine: the next post comes after the poll window, and the
+ * poller takes a CPU from the application and the network, and in a VM
+ * whose vCPUs share host cores, from the other vCPU it needs. So a served
+ * doorbell sets the engine polling only when it came within
+ * engine_poll_gap_us of the one before: a card posted to that often is
+ * busy, and the posts after it need no doorbell while the engine polls.
+ */
+static unsigned int engine_poll_gap_us = 100;
+module_param(engine_poll_gap_us, uint, 0644);
+MODULE_PARM_DESC(engine_poll_gap_us,
+		 "A served wake-up doorbell sets the engine thread polling only when it comes within this long of the previous one (us; 0: never)");
 
 static unsigned int engine_kick_wait_us = 20;
 module_param(engine_kick_wait_us, uint, 0644);
@@ -112,11 +129,12 @@ static void softhca_hw_engine_publish(struct softhca_hw *hw, u32 state)
 }
 
 /*
- * Has @qp something for the engine: a posted WQE not yet taken, a timer,
- * a resend, READ responses, WQEs to flush? Read without locks: a stale
+ * Has @qp something for the engine now: a posted WQE not yet taken, a
+ * resend, an RNR wait, READ responses, WQEs to flush? A transport timer
+ * alone is not (softhca_hw_qp_has_work). Read without locks: a stale
  * answer costs one visit or waits for the next pass.
  */
-static bool softhca_hw_qp_has_work(struct softhca_hw_qp *qp)
+static bool softhca_hw_qp_can_send(struct softhca_hw_qp *qp)
 {
 	u32 rq_pi, sq_pi;
 	u8 state;
@@ -136,8 +154,31 @@ static bool softhca_hw_qp_has_work(struct softhca_hw_qp *qp)
 		return false;
 	softhca_hw_qp_dbrec(qp, NULL, &sq_pi);
 	return sq_pi != READ_ONCE(qp->sq_next) || READ_ONCE(qp->sending) ||
-	       READ_ONCE(qp->waiting) || READ_ONCE(qp->timer_armed) ||
-	       READ_ONCE(qp->rewind);
+	       READ_ONCE(qp->waiting) || READ_ONCE(qp->rewind);
+}
+
+/* ... or a transport timer to watch: what a pass visits the QP for. */
+static bool softhca_hw_qp_has_work(struct softhca_hw_qp *qp)
+{
+	return softhca_hw_qp_can_send(qp) || READ_ONCE(qp->timer_armed);
+}
+
+/**
+ * softhca_hw_engine_answered - an answer reached @qp's requester
+ * @hw: the card
+ * @qp: the QP (referenced)
+ *
+ * Called after the completer took an ACK, NAK or READ/atomic response
+ * (any context). The engine thread is woken only when the requester can
+ * send again (the window opened, a resend, WQEs posted behind): an ACK of
+ * all that was sent needs no thread, and one that leaves packets in
+ * flight moves the transport timer later than the one the engine already
+ * sleeps towards.
+ */
+void softhca_hw_engine_answered(struct softhca_hw *hw, struct softhca_hw_qp *qp)
+{
+	if (softhca_hw_qp_can_send(qp))
+		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_RUN);
 }
 
 /*
@@ -344,9 +385,41 @@ static int softhca_hw_engine_fn(void *data)
 			softhca_hw_engine_sleep(next);
 		__set_current_state(TASK_RUNNING);
 		softhca_hw_engine_publish(hw, SOFTHCA_ENGINE_RUNNING);
-		idle = 0;
+		/*
+		 * Woken: poll on if the first passes find work, or if a
+		 * doorbell asked for polling (engine_poll_from_ns); a wake-up
+		 * for a timer that finds nothing goes back to sleep.
+		 */
+		idle = 1;
+		idle_since = READ_ONCE(hw->engine_poll_from_ns);
 	}
 	return 0;
+}
+
+static enum hrtimer_restart softhca_hw_engine_timer_fn(struct hrtimer *t)
+{
+	struct softhca_hw *hw = container_of(t, struct softhca_hw, engine_timer);
+
+	atomic_set(&hw->engine_kicked, 1);
+	wake_up_process(hw->engine);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Have the engine thread woken by @at (a transport timer a visit in this
+ * thread armed): the card's timer moves earlier if it must, and is left
+ * alone when it already fires by then.
+ */
+static void softhca_hw_engine_timer_at(struct softhca_hw *hw, ktime_t at)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hw->engine_timer_lock, flags);
+	if (!hrtimer_is_queued(&hw->engine_timer) ||
+	    ktime_before(at, hrtimer_get_expires(&hw->engine_timer)))
+		hrtimer_start_range_ns(&hw->engine_timer, at,
+				       10 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&hw->engine_timer_lock, flags);
 }
 
 /*
@@ -355,9 +428,10 @@ static int softhca_hw_engine_fn(void *data)
  * thread polling it: wait for that for up to engine_kick_wait_us rather
  * than hand the work to the engine thread, which would need a CPU and a
  * thread switch; without, visit only if it is free. Return whether that
- * left the QP with nothing to do and no timer: the engine thread need not
- * come for it. When the context stays taken the QP is marked for the
- * engine thread's next pass.
+ * left the QP with nothing to do but, perhaps, a transport timer, which
+ * the card's timer then watches: the engine thread need not come for it.
+ * When the context stays taken the QP is marked for the engine thread's
+ * next pass.
  */
 static bool softhca_hw_engine_visit_here(struct softhca_hw *hw,
 					 struct softhca_hw_qp *qp, bool wait)
@@ -378,7 +452,24 @@ static bool softhca_hw_engine_visit_here(struct softhca_hw *hw,
 		cpu_relax();
 	}
 	/* served, unless its budget ran out before its work */
-	return next == KTIME_MAX && !softhca_hw_qp_has_work(qp);
+	if (softhca_hw_qp_can_send(qp))
+		return false;
+	if (next != KTIME_MAX)
+		softhca_hw_engine_timer_at(hw, next);
+	return true;
+}
+
+/*
+ * Should a served doorbell set the engine thread polling? Only when
+ * polling is on, the engine is not backing off, and this doorbell came
+ * within engine_poll_gap_us of the one before (engine_poll_gap_us).
+ */
+static bool softhca_hw_engine_kick_polls(struct softhca_hw *hw, u64 gap_ns)
+{
+	if (!READ_ONCE(engine_spin_us) ||
+	    time_before(jiffies, READ_ONCE(hw->engine_quiet_until)))
+		return false;
+	return gap_ns < (u64)READ_ONCE(engine_poll_gap_us) * NSEC_PER_USEC;
 }
 
 /**
@@ -388,30 +479,34 @@ static bool softhca_hw_engine_visit_here(struct softhca_hw *hw,
  *
  * The ringing thread visits that QP itself (after waiting briefly for
  * another thread's visit to end), so a post to an idle card is served
- * without a thread switch. The engine thread is then woken to keep
- * polling while work continues, unless the visit left nothing waiting on a
- * timer and the engine is backing off (it found its CPU wanted by another
- * task within engine_backoff_us). When the QP stays taken the engine
- * thread gets the work.
+ * without a thread switch; a transport timer the visit armed goes to the
+ * card's timer. The engine thread is woken when the visit left work (the
+ * QP taken by another thread, the budget spent, an RNR wait), or to poll
+ * while posts keep coming (softhca_hw_engine_kick_polls); otherwise it
+ * sleeps on.
  */
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn)
 {
 	struct softhca_hw_qp *qp;
 	bool served = false;
+	u64 now, prev;
 
 	if (READ_ONCE(hw->halted))
 		return;
 	trace_softhca_hw_engine_wake(hw, qpn, false);
+	now = softhca_hw_engine_clock();
+	prev = READ_ONCE(hw->engine_kick_ns);
+	WRITE_ONCE(hw->engine_kick_ns, now);
 	qp = READ_ONCE(engine_kick_inline) ? softhca_hw_qp_get(hw, qpn) : NULL;
 	if (qp) {
 		served = softhca_hw_engine_visit_here(hw, qp, true);
 		softhca_hw_qp_put(qp);
 	}
-	/* all done here and nothing to poll for: let the engine sleep */
-	if (served &&
-	    (!READ_ONCE(engine_spin_us) ||
-	     time_before(jiffies, READ_ONCE(hw->engine_quiet_until))))
-		return;
+	if (served) {
+		if (!softhca_hw_engine_kick_polls(hw, now - prev))
+			return;	/* all done here, nothing to poll for */
+		WRITE_ONCE(hw->engine_poll_from_ns, now);
+	}
 	atomic_set(&hw->engine_kicked, 1);
 	wake_up_process(hw->engine);
 }
@@ -475,10 +570,15 @@ int softhca_hw_engine_start(struct softhca_hw *hw)
 {
 	hw->engine_state = SOFTHCA_ENGINE_RUNNING;
 	hw->engine_quiet_until = jiffies;
+	spin_lock_init(&hw->engine_timer_lock);
+	hrtimer_init(&hw->engine_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hw->engine_timer.function = softhca_hw_engine_timer_fn;
 	hw->engine = kthread_create(softhca_hw_engine_fn, hw, "%s-engine",
 				    dev_name(&hw->pdev->dev));
 	if (IS_ERR(hw->engine))
 		return PTR_ERR(hw->engine);
+	/* the card's timer may wake it until it is cancelled, after the stop */
+	get_task_struct(hw->engine);
 	wake_up_process(hw->engine);
 	return 0;
 }
@@ -486,4 +586,6 @@ int softhca_hw_engine_start(struct softhca_hw *hw)
 void softhca_hw_engine_stop(struct softhca_hw *hw)
 {
 	kthread_stop(hw->engine);
+	hrtimer_cancel(&hw->engine_timer);
+	put_task_struct(hw->engine);
 }

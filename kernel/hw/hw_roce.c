@@ -515,7 +515,7 @@ static void softhca_hw_roce_deliver(struct softhca_hw *hw,
 		}
 	} else if (softhca_hw_roce_answer_from_peer(hw, qp, pkt)) {
 		softhca_hw_comp_rx(hw, qp, pkt);
-		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_RUN);
+		softhca_hw_engine_answered(hw, qp);
 	} else {
 		softhca_hw_count(hw, drop_not_peer);
 	}

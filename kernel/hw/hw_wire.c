@@ -147,7 +147,7 @@ void softhca_hw_wire_answer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		softhca_hw_count_n(hw, rx_packets, ans->pkt.npkts);
 		softhca_hw_count_n(hw, rx_bytes, ans->pkt.len);
 		softhca_hw_comp_rx(hw, dst, &ans->pkt);
-		softhca_hw_engine_schedule(hw, dst, SOFTHCA_HW_QPW_RUN);
+		softhca_hw_engine_answered(hw, dst);
 		softhca_hw_qp_put(dst);
 	}
 	softhca_hw_answer_put(ans);
