@@ -99,6 +99,15 @@ for i in 0 1 2; do
 	log "${dev[$p]} on ${nic[$p]} (${macs[i]}) ${net[$p]}.$me, GID index ${gid[${dev[$p]}]}"
 done
 
+# counters: this VM's softhca counters after the runs (retransmits,
+# timeouts, NAKs, drops by cause), in its counters.txt
+counters() {
+	local d
+	for d in "${dev[softhca]}" "${dev[mixed]}"; do
+		case $d in softhca*) rdma statistic show link "$d/1" ;; esac
+	done > "$SOFTHCA_OUT/counters.txt" 2>&1
+}
+
 # ---- VM A: perftest servers, on the client's demand -----------------------
 if [ "$role" = server ]; then
 	spid=
@@ -147,6 +156,7 @@ if [ "$role" = server ]; then
 		esac
 	done
 	reap
+	counters
 	kill "$CTL_PID" 2>/dev/null
 	log "done"
 	exit 0
@@ -233,6 +243,7 @@ for t in $tests; do
 done
 { echo end >&3; } 2>/dev/null
 exec 3>&-
+counters
 
 {
 	echo "softhca<->softhca vs rxe<->rxe between two VMs ($(nproc) vCPUs each, QEMU TCG, UDP links), median of $runs runs"

@@ -433,6 +433,16 @@ struct softhca_hw_qp {
 	bool rd_gap;			/* a READ response was missing: resent */
 	bool nak_rewound;		/* went back for a sequence NAK ... */
 	u32 nak_psn;			/* ... of this PSN, no progress since */
+	/*
+	 * RC to another host: PSNs that may be unACKed (the congestion
+	 * window, at most SOFTHCA_HW_MAX_UNACKED), grown per PSN ACKed up to
+	 * ssthresh, then by one a window; a loss halves it, a timeout
+	 * drops it to SOFTHCA_HW_CWND_MIN. cwnd_acked: PSNs ACKed towards
+	 * the next step past ssthresh.
+	 */
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_acked;
 
 	/* responder */
 	bool comm_est;			/* first message seen in RTR */

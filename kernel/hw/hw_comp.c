@@ -127,6 +127,36 @@ void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 	}
 }
 
+/*
+ * @acked more PSNs of @qp arrived (lock held): the congestion window
+ * grows, by as much below ssthresh (slow start), by one a window above.
+ */
+static void softhca_hw_comp_cwnd_grow(struct softhca_hw_qp *qp, u32 acked)
+{
+	if (qp->cwnd < qp->ssthresh) {
+		qp->cwnd = min(qp->cwnd + acked, qp->ssthresh);
+	} else {
+		qp->cwnd_acked += acked;
+		while (qp->cwnd_acked >= qp->cwnd) {
+			qp->cwnd_acked -= qp->cwnd;
+			qp->cwnd++;
+		}
+	}
+	qp->cwnd = min_t(u32, qp->cwnd, SOFTHCA_HW_MAX_UNACKED);
+}
+
+/*
+ * A loss (a sequence NAK, a READ response missing) or, with @timeout, a
+ * transport timeout (lock held): half the window is the new threshold;
+ * after a timeout the requester starts again from SOFTHCA_HW_CWND_MIN.
+ */
+static void softhca_hw_comp_cwnd_loss(struct softhca_hw_qp *qp, bool timeout)
+{
+	qp->ssthresh = max_t(u32, qp->cwnd / 2, SOFTHCA_HW_CWND_MIN);
+	qp->cwnd = timeout ? SOFTHCA_HW_CWND_MIN : qp->ssthresh;
+	qp->cwnd_acked = 0;
+}
+
 /* Progress: the retry counts start again, and the timer. */
 static void softhca_hw_comp_progress(struct softhca_hw_qp *qp)
 {
@@ -321,6 +351,7 @@ static void softhca_hw_comp_nak(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		}
 		if (qp->attr.timeout)
 			qp->retries++;
+		softhca_hw_comp_cwnd_loss(qp, false);
 		/* a READ or atomic before it still wants its answer */
 		from = softhca_hw_comp_rd(f->opcode) ?
 		       softhca_hw_comp_resume_psn(qp, f) : psn;
@@ -361,6 +392,7 @@ static void softhca_hw_comp_read_gap(struct softhca_hw_qp *qp,
 		return;		/* the transport timer gives up */
 	if (qp->attr.timeout)
 		qp->retries++;
+	softhca_hw_comp_cwnd_loss(qp, false);
 	qp->rd_gap = true;
 	softhca_hw_comp_rewind(qp, resume);
 }
@@ -439,11 +471,14 @@ void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			const struct softhca_hw_pkt *pkt)
 {
 	u32 mask = softhca_hw_opcode_mask(pkt->opcode);
+	u32 after = softhca_psn_add(pkt->psn, 1), base;
+	s32 acked;
 
 	spin_lock_bh(&qp->lock);
 	if ((qp->state != SOFTHCA_QPS_RTS && qp->state != SOFTHCA_QPS_SQD &&
 	     qp->state != SOFTHCA_QPS_SQE) || qp->fl_head == qp->fl_tail)
 		goto out;
+	base = softhca_hw_comp_base_psn(qp, after);
 	if (mask & SOFTHCA_OPM_READ_RESP) {
 		softhca_hw_comp_read(hw, qp, pkt, mask);
 	} else if (pkt->opcode == (SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK)) {
@@ -464,6 +499,10 @@ void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			break;
 		}
 	}
+	/* what this answer acknowledged opens the window (another host's) */
+	acked = softhca_psn_diff(softhca_hw_comp_base_psn(qp, after), base);
+	if (qp->peer_remote && acked > 0)
+		softhca_hw_comp_cwnd_grow(qp, acked);
 	softhca_hw_comp_advance(hw, qp);
 out:
 	spin_unlock_bh(&qp->lock);
@@ -489,6 +528,7 @@ static void softhca_hw_comp_timeout(struct softhca_hw *hw,
 	}
 	if (qp->attr.timeout)
 		qp->retries++;
+	softhca_hw_comp_cwnd_loss(qp, true);
 	qp->rd_gap = false;
 	softhca_hw_comp_rewind(qp, softhca_hw_comp_base_psn(qp, f->first_psn));
 	qp->deadline = ktime_add_us(now, softhca_hw_timeout_us(qp));
@@ -541,4 +581,7 @@ void softhca_hw_comp_reset(struct softhca_hw_qp *qp)
 	qp->waiting = false;
 	qp->timer_armed = false;
 	qp->sqd_notify_pending = false;
+	qp->cwnd = SOFTHCA_HW_CWND_INIT;
+	qp->ssthresh = SOFTHCA_HW_MAX_UNACKED;
+	qp->cwnd_acked = 0;
 }

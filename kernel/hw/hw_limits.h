@@ -59,6 +59,9 @@
 #define SOFTHCA_HW_ACK_DELAY		15
 #define SOFTHCA_HW_MAX_UD_MSG		4096	/* a UD message: one packet */
 #define SOFTHCA_HW_MAX_UNACKED		256	/* RC PSNs on the wire unACKed */
+/* RC to another host: the congestion window (PSNs), hw_comp.c */
+#define SOFTHCA_HW_CWND_INIT		32	/* at RTR, and the slow start */
+#define SOFTHCA_HW_CWND_MIN		4	/* after a timeout */
 
 /* Completion event moderation (MODIFY_CQ). */
 #define SOFTHCA_HW_MAX_CQ_COUNT		U16_MAX

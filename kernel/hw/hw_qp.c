@@ -215,6 +215,7 @@ u8 softhca_hw_cmd_create_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->free);
 	qp->hw = hw;
+	softhca_hw_comp_reset(qp);	/* the completer's starting state */
 	qp->type = ctx->type;
 	qp->flags = le32_to_cpu(ctx->flags);
 	qp->log_sq_size = ctx->log_sq_size;

@@ -474,10 +474,12 @@ u64 softhca_hw_req_run_len(u64 left, u64 budget, u32 mtu)
 
 /*
  * Send the next run of the WQE being sent (at most @budget bytes; a READ
- * or an atomic is one request). Return: the payload bytes sent.
+ * or an atomic is one request). With @fills (the run fills the window)
+ * its last packet asks for an ACK, which opens the window again. Return:
+ * the payload bytes sent.
  */
 static u64 softhca_hw_req_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			       u64 budget)
+			       u64 budget, bool fills)
 {
 	struct softhca_hw_wqe *w = qp->sw;
 	u8 op = w->ctrl->opcode;
@@ -524,6 +526,8 @@ static u64 softhca_hw_req_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			pkt.rkey = le32_to_cpu(w->raddr->rkey);
 			pkt.dma_len = w->length;
 		}
+		if (fills && qp->type == SOFTHCA_QPT_RC)
+			pkt.flags |= SOFTHCA_PKT_ACKREQ;
 		if (last) {
 			pkt.imm = w->ctrl->imm;
 			if (w->ctrl->flags & SOFTHCA_WQE_F_SOLICITED)
@@ -595,28 +599,30 @@ static u32 softhca_hw_req_next_psn(struct softhca_hw_qp *qp)
 }
 
 /*
- * RC to another host: sending stops while SOFTHCA_HW_MAX_UNACKED PSNs are
- * unacknowledged (go-back-N resends everything after a loss; this bounds
- * it), and waits for an ACK under the transport timer.
+ * RC to another host: how many more PSNs may go unacknowledged. Sending
+ * stops while the congestion window (qp->cwnd, hw_comp.c; at most
+ * SOFTHCA_HW_MAX_UNACKED) is full: go-back-N resends everything after a
+ * loss, and a sender that floods a link loses more. A full window waits
+ * for an ACK under the transport timer. Loopback and UC/UD: no bound.
  */
-static bool softhca_hw_req_window_full(struct softhca_hw_qp *qp)
+static u32 softhca_hw_req_window_room(struct softhca_hw_qp *qp)
 {
-	u32 next;
-	bool full;
+	u32 next, room;
+	s32 out;
 
 	if (!qp->peer_remote || qp->type != SOFTHCA_QPT_RC)
-		return false;
+		return U32_MAX;
 	spin_lock_bh(&qp->lock);
 	next = softhca_hw_req_next_psn(qp);
-	full = softhca_psn_diff(next, softhca_hw_comp_base_psn(qp, next)) >=
-	       SOFTHCA_HW_MAX_UNACKED;
-	if (full && !qp->timer_armed) {
+	out = softhca_psn_diff(next, softhca_hw_comp_base_psn(qp, next));
+	room = out <= 0 ? qp->cwnd : qp->cwnd - min_t(u32, out, qp->cwnd);
+	if (!room && !qp->timer_armed) {
 		qp->timer_armed = true;
 		qp->deadline = ktime_add_us(ktime_get(),
 					    softhca_hw_timeout_us(qp));
 	}
 	spin_unlock_bh(&qp->lock);
-	return full;
+	return room;
 }
 
 /* The completer asked to send again from qp->rewind_psn (lock held). */
@@ -655,8 +661,9 @@ static void softhca_hw_req_rewind(struct softhca_hw_qp *qp)
 bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			u64 budget, ktime_t *next)
 {
-	u32 pi, wqes = 0;
+	u32 pi, room, wqes = 0;
 	bool work = false;
+	u64 cap;
 	int ret;
 
 	for (;;) {
@@ -688,7 +695,8 @@ bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 		}
 		spin_unlock_bh(&qp->lock);
 
-		if (!budget || softhca_hw_req_window_full(qp))
+		room = budget ? softhca_hw_req_window_room(qp) : 0;
+		if (!room)
 			break;
 		if (!qp->sending) {
 			if (wqes >= SOFTHCA_HW_SQ_BUDGET)
@@ -712,7 +720,11 @@ bool softhca_hw_req_run(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			if (!ret)
 				continue;
 		}
-		budget -= min(budget, softhca_hw_req_send(hw, qp, budget));
+		/* a run of at most the window's room (one packet at least) */
+		cap = (u64)room * softhca_mtu_bytes(qp->attr.path_mtu);
+		budget -= min(budget, softhca_hw_req_send(hw, qp,
+							  min(budget, cap),
+							  cap < budget));
 		work = true;
 		if (qp->sent == qp->sw->length)
 			softhca_hw_req_sent(hw, qp);
