@@ -471,14 +471,16 @@ void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			const struct softhca_hw_pkt *pkt)
 {
 	u32 mask = softhca_hw_opcode_mask(pkt->opcode);
-	u32 after = softhca_psn_add(pkt->psn, 1), base;
+	u32 after = softhca_psn_add(pkt->psn, 1), base = 0;
 	s32 acked;
 
 	spin_lock_bh(&qp->lock);
 	if ((qp->state != SOFTHCA_QPS_RTS && qp->state != SOFTHCA_QPS_SQD &&
 	     qp->state != SOFTHCA_QPS_SQE) || qp->fl_head == qp->fl_tail)
 		goto out;
-	base = softhca_hw_comp_base_psn(qp, after);
+	/* the congestion window is another host's alone (peer_remote) */
+	if (qp->peer_remote)
+		base = softhca_hw_comp_base_psn(qp, after);
 	if (mask & SOFTHCA_OPM_READ_RESP) {
 		softhca_hw_comp_read(hw, qp, pkt, mask);
 	} else if (pkt->opcode == (SOFTHCA_OP_RC | SOFTHCA_OP_ATOMIC_ACK)) {
@@ -499,10 +501,13 @@ void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			break;
 		}
 	}
-	/* what this answer acknowledged opens the window (another host's) */
-	acked = softhca_psn_diff(softhca_hw_comp_base_psn(qp, after), base);
-	if (qp->peer_remote && acked > 0)
-		softhca_hw_comp_cwnd_grow(qp, acked);
+	/* what this answer acknowledged opens the window */
+	if (qp->peer_remote) {
+		acked = softhca_psn_diff(softhca_hw_comp_base_psn(qp, after),
+					 base);
+		if (acked > 0)
+			softhca_hw_comp_cwnd_grow(qp, acked);
+	}
 	softhca_hw_comp_advance(hw, qp);
 out:
 	spin_unlock_bh(&qp->lock);

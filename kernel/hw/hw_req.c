@@ -526,7 +526,7 @@ static u64 softhca_hw_req_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			pkt.rkey = le32_to_cpu(w->raddr->rkey);
 			pkt.dma_len = w->length;
 		}
-		if (fills && qp->type == SOFTHCA_QPT_RC)
+		if (fills)	/* only an RC window fills */
 			pkt.flags |= SOFTHCA_PKT_ACKREQ;
 		if (last) {
 			pkt.imm = w->ctrl->imm;
