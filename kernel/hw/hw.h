@@ -793,6 +793,8 @@ void softhca_hw_comp_take_segs(struct softhca_hw_qp *qp,
 			       struct softhca_hw_wqe *w);
 void softhca_hw_comp_reset(struct softhca_hw_qp *qp);
 u32 softhca_hw_comp_base_psn(struct softhca_hw_qp *qp, u32 next);
+void softhca_hw_comp_cwnd_grow(struct softhca_hw_qp *qp, u32 acked);
+void softhca_hw_comp_cwnd_loss(struct softhca_hw_qp *qp, bool timeout);
 
 /* hw_wire.c: where packets go */
 bool softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,

@@ -131,7 +131,7 @@ void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp)
  * @acked more PSNs of @qp arrived (lock held): the congestion window
  * grows, by as much below ssthresh (slow start), by one a window above.
  */
-static void softhca_hw_comp_cwnd_grow(struct softhca_hw_qp *qp, u32 acked)
+void softhca_hw_comp_cwnd_grow(struct softhca_hw_qp *qp, u32 acked)
 {
 	if (qp->cwnd < qp->ssthresh) {
 		qp->cwnd = min(qp->cwnd + acked, qp->ssthresh);
@@ -150,7 +150,7 @@ static void softhca_hw_comp_cwnd_grow(struct softhca_hw_qp *qp, u32 acked)
  * transport timeout (lock held): half the window is the new threshold;
  * after a timeout the requester starts again from SOFTHCA_HW_CWND_MIN.
  */
-static void softhca_hw_comp_cwnd_loss(struct softhca_hw_qp *qp, bool timeout)
+void softhca_hw_comp_cwnd_loss(struct softhca_hw_qp *qp, bool timeout)
 {
 	qp->ssthresh = max_t(u32, qp->cwnd / 2, SOFTHCA_HW_CWND_MIN);
 	qp->cwnd = timeout ? SOFTHCA_HW_CWND_MIN : qp->ssthresh;

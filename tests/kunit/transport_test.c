@@ -5,8 +5,8 @@
  * across the wrap, and the 40-byte GRH a UD receive gets: the IPv6 header,
  * or 20 zero bytes and an IPv4 header whose checksum is computed here
  * independently (RFC 1071, a byte at a time) and whose every field is
- * checked at its wire offset. And the runs a requester cuts a message
- * into over visits of limited budget.
+ * checked at its wire offset. The runs a requester cuts a message into
+ * over visits of limited budget, and its congestion window.
  */
 #include <kunit/test.h>
 
@@ -245,12 +245,81 @@ static void run_len_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, visits, 1u);
 }
 
+/*
+ * The RC requester's congestion window (hw_comp.c), counted in PSNs:
+ * slow start grows it by every PSN ACKed up to ssthresh, congestion
+ * avoidance by one per window ACKed, a loss halves it, a timeout drops
+ * it to SOFTHCA_HW_CWND_MIN, and it never exceeds SOFTHCA_HW_MAX_UNACKED.
+ * Every expected value is worked out by hand from those rules.
+ */
+static void cwnd_test(struct kunit *test)
+{
+	struct softhca_hw_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, SOFTHCA_HW_CWND_INIT, 32);
+	KUNIT_ASSERT_EQ(test, SOFTHCA_HW_CWND_MIN, 4);
+	KUNIT_ASSERT_EQ(test, SOFTHCA_HW_MAX_UNACKED, 256);
+	/* as at RTR (softhca_hw_comp_reset()) */
+	qp->cwnd = 32;
+	qp->ssthresh = 256;
+
+	/* slow start: +10 ACKed, then more than the threshold allows */
+	softhca_hw_comp_cwnd_grow(qp, 10);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 42u);
+	softhca_hw_comp_cwnd_grow(qp, 300);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 256u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 0u);
+
+	/* at the cap in congestion avoidance: 1000 ACKed, still 256 */
+	softhca_hw_comp_cwnd_grow(qp, 1000);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 256u);
+
+	/* a sequence NAK: threshold and window are half of 256 */
+	softhca_hw_comp_cwnd_loss(qp, false);
+	KUNIT_EXPECT_EQ(test, qp->ssthresh, 128u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 128u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 0u);
+
+	/* congestion avoidance: 127 ACKed is not yet a window of 128 ... */
+	softhca_hw_comp_cwnd_grow(qp, 127);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 128u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 127u);
+	/* ... the 128th is: 129, nothing carried */
+	softhca_hw_comp_cwnd_grow(qp, 1);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 129u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 0u);
+	/* 258 ACKed: one window of 129 (-> 130), 129 left, short of 130 */
+	softhca_hw_comp_cwnd_grow(qp, 258);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 130u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 129u);
+
+	/* a timeout: threshold 65, window from the minimum */
+	softhca_hw_comp_cwnd_loss(qp, true);
+	KUNIT_EXPECT_EQ(test, qp->ssthresh, 65u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 4u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd_acked, 0u);
+	/* slow start again, stopping at the new threshold */
+	softhca_hw_comp_cwnd_grow(qp, 100);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 65u);
+
+	/* a loss in a small window never goes below the minimum */
+	qp->cwnd = 5;
+	softhca_hw_comp_cwnd_loss(qp, false);
+	KUNIT_EXPECT_EQ(test, qp->ssthresh, 4u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 4u);
+	softhca_hw_comp_cwnd_loss(qp, true);
+	KUNIT_EXPECT_EQ(test, qp->ssthresh, 4u);
+	KUNIT_EXPECT_EQ(test, qp->cwnd, 4u);
+}
+
 static struct kunit_case softhca_transport_cases[] = {
 	KUNIT_CASE(opcode_table_test),
 	KUNIT_CASE(psn_test),
 	KUNIT_CASE(grh_v4_test),
 	KUNIT_CASE(grh_v6_test),
 	KUNIT_CASE(run_len_test),
+	KUNIT_CASE(cwnd_test),
 	{}
 };
 
