@@ -31,7 +31,7 @@
 # groups marked k612, t10, unless SOFTHCA_VM_TESTS names others), e.g.
 #   make KSERIES=6.12 module
 #   make KSERIES=6.12 vm-test SOFTHCA_VM_TESTS=tests/vm/t30-datapath.sh
-# KSERIES=d13 is the Debian 13 guest: its root file system (debootstrap,
+# KSERIES=d13 is the Debian 13 guest: its root file system (mmdebstrap,
 # .cache/debian13/root) with Debian 13's kernel and rdma-core 56, the
 # module and the provider built inside it (the provider and test programs
 # in build/userspace-d13), e.g.

@@ -14,7 +14,7 @@ to build the module for Debian 12's 6.12 kernel (its kbuild runs pahole)	pahole
 to build the KUnit kernel and run checkpatch	linux-source-6.1
 for lint and the provider's unit tests	sparse clang-format clang-tidy googletest libgtest-dev
 to build the HTML documentation (make htmldocs)	python3-sphinx
-to make the Debian 13 guest's root file system (trixie)	debootstrap debian-archive-keyring
+to make the Debian 13 guest's root file system (trixie)	mmdebstrap debian-archive-keyring
 to boot the test VM and run verbs tools in it	qemu-system-x86 qemu-system-data busybox-static iproute2 strace rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest python3-pyverbs
 to capture and decode RoCEv2 on the test VM's wire	tcpdump tshark iputils-ping
 to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian

@@ -61,7 +61,7 @@ summary() {
 		echo "build.module-k612-w1-clean $SOFTHCA_TOP/build/module-k612.log"
 		echo "build.module-d13-w1-clean $SOFTHCA_TOP/build/module-d13.log"
 		echo "build.provider-d13 $SOFTHCA_TOP/build/userspace-d13.log"
-		echo "build.debian13-root $SOFTHCA_D13_ROOT/../debootstrap.log"
+		echo "build.debian13-root $SOFTHCA_D13_ROOT/../mmdebstrap.log"
 		echo "deb-d13.build $SOFTHCA_TOP/build/deb-d13/build.log"
 		echo "deb-d13 $SOFTHCA_TOP/build/deb-d13/lintian.log"
 		echo "host $SOFTHCA_TOP/build/host-tests.log"
@@ -153,7 +153,7 @@ else
 fi
 
 # The Debian 13 guest (SOFTHCA_KSERIES=d13, scripts/config.sh): its root
-# file system (debootstrap, kept in .cache/debian13), the module built in
+# file system (mmdebstrap, kept in .cache/debian13), the module built in
 # it for Debian 13's kernel (W=1- and sparse-clean), the provider and the
 # test programs built there against rdma-core 56, then the VM groups whose
 # "# vm-kernels:" line names debian13, booted with that kernel and root.
