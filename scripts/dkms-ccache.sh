@@ -67,6 +67,16 @@ unshare -m --propagation $prop bash -euc '
 	cd "$b"
 	make -j"$(nproc)" KERNELRELEASE="$3" -C "$4" M="$b/kernel" modules
 	test -f "$b/kernel/softhca.ko"
-' dkms-ccache "$version" "$unpacked" "$SOFTHCA_KVER" "$SOFTHCA_KDIR" >"$log" 2>&1 ||
+	# the files outside the tree that the build read (the deps in
+	# Kbuild'"'"'s .cmd files, relative ones to the headers; its tools)
+	cd "$4"
+	{
+		sed -n "s/^  *\([^ $][^ ]*\)\( \\\\\)\{0,1\}$/\1/p" $(find "$b/kernel" -name ".*.cmd")
+		echo scripts/basic/fixdep scripts/mod/modpost scripts/genksyms/genksyms \
+			tools/objtool/objtool | tr " " "\n"
+	} | sort -u | xargs -r -d "\n" realpath -e -q -- 2>/dev/null |
+		grep -v "^/var/lib/dkms/" | sort -u > "$5" || true
+	test -s "$5"
+' dkms-ccache "$version" "$unpacked" "$SOFTHCA_KVER" "$SOFTHCA_KDIR" "$CCACHE_DIR/softhca-build-reads.list" >"$log" 2>&1 ||
 	softhca_die "dkms-ccache: the build failed (see $log)"
 softhca_log "dkms-ccache$sfx: softhca.ko compiled as DKMS will in the guest, $((SECONDS - t0)) s ($(ccache -s | sed -n 's/^ *Misses: *\([0-9]*\).*/\1/p' | head -n 1) objects cached in $CCACHE_DIR)"

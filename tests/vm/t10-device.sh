@@ -142,7 +142,12 @@ if [ "${SOFTHCA_VM_TAG:-}" = -d13 ]; then
 	check provider-for-44-refused refused_44
 fi
 
-# The provider loads installed as well as from the build tree.
+# The provider loads installed as well as from the build tree. The
+# module index as it was (the modules.* files depmod writes) is kept to be
+# put back once the installed module has been tried.
+kmods=/lib/modules/$(uname -r)
+index=$(mktemp -d)
+cp -a "$kmods"/modules.* "$index/"
 check make-install env SOFTHCA_INSTALL_KO="$SOFTHCA_KO" \
 	SOFTHCA_INSTALL_LIB="$SOFTHCA_PROVIDER_DIR/libsofthca-rdmav34.so" \
 	"$SOFTHCA_TOP/scripts/install.sh"
@@ -157,3 +162,12 @@ check modprobe-installed modprobe softhca
 check modprobe-link-add rdma link add softhca0 type softhca netdev veth0
 check modprobe-devinfo sh -c "env -u RDMAV_DRIVERS ibv_devinfo -d softhca0 | grep -q PORT_ACTIVE"
 check modprobe-rmmod rmmod softhca
+# The module uninstalled again, its index back as before the install
+# (what depmod would write without it, without depmod's 25 s under TCG):
+# t90 installs the packages on a system without softhca.ko.
+uninstall_module() {
+	rm -f "$kmods/extra/softhca.ko" && cp -a "$index"/modules.* "$kmods/" &&
+		! modinfo softhca
+}
+check module-uninstalled uninstall_module
+rm -rf "$index"
