@@ -167,8 +167,12 @@ console() {
 }
 # the commas are QEMU's option syntax
 # shellcheck disable=SC2054
+# -cpu max without la57: TCG's "max" offers 5-level paging, which the
+# kernel then uses, and every softmmu TLB miss walks five levels instead
+# of four. Measured in one guest: 300 fork+exec of /bin/true 16.7 s with
+# it, 12.9 s without; a 1.3 GB dd to /dev/null 3.3 s and 3.0 s.
 qemu=(qemu-system-x86_64 -accel tcg
-	-cpu max -smp 2 -m 4G -nodefaults -no-reboot -nographic
+	-cpu max,la57=off -smp 2 -m 4G -nodefaults -no-reboot -nographic
 	-serial stdio -bios /usr/share/qemu/qboot.rom
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$append"
 	-virtfs "local,path=$SOFTHCA_VM_ROOT,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
