@@ -44,6 +44,64 @@ stage() {
 	return $rc
 }
 
+# Background stages. On two CPUs the VM stages leave about a third of the
+# machine idle (the guests wait on timers, on each other, on QEMU's I/O),
+# and the debug kernel's build (about 1800 CPU seconds) needs nothing the
+# VM stages make; so it runs beside them at nice 19, in the CPU time they
+# leave, and is raised to the foreground's priority once the foreground
+# needs it (bg_wait). Not SCHED_IDLE: on this kernel's scheduler a
+# SCHED_IDLE task still took a quarter of a CPU from a nice-0 one sharing
+# it, a nice 19 one under 2 %. And never a session of its own: with
+# sched_autogroup a new session is a group of its own and nice values only
+# count within a group.
+#
+# bg_start <name> <command...>: run "stage <name> <command...>" in the
+# background, in a process group of its own (set -m), at nice 19, its
+# output only in build/logs/<name>.log and its results in a file of its
+# own until bg_wait adds them; it takes no heavy lock (this run is the
+# machine's one user, and its foreground holds the lock for its VMs).
+declare -A bg_pid
+bg_start() {
+	local name=$1
+	shift
+	set -m
+	(
+		renice -n 19 -p $BASHPID >/dev/null
+		export SOFTHCA_RESULTS=$SOFTHCA_TOP/build/bg-$name.results
+		export SOFTHCA_HEAVY_LOCKED=1
+		: > "$SOFTHCA_RESULTS"
+		stage "$name" "$@" >/dev/null 2>&1
+	) &
+	bg_pid[$name]=$!
+	set +m
+	softhca_log "=== $name: started in the background (nice 19; log build/logs/$name.log)"
+}
+# bg_wait <name>: raise the stage to the foreground's priority (every
+# process of its group: what they start inherits it), wait for it, add its
+# results; its status is returned.
+bg_wait() {
+	local name=$1 pid=${bg_pid[$1]} rc t0=$SECONDS
+	renice -n 0 -g "$pid" >/dev/null 2>&1 ||
+		softhca_log "$name: could not raise its priority (not root?)"
+	softhca_log "=== $name: waiting for it (now at nice 0)"
+	wait "$pid"
+	rc=$?
+	cat "$SOFTHCA_TOP/build/bg-$name.results" >> "$SOFTHCA_RESULTS"
+	rm -f "$SOFTHCA_TOP/build/bg-$name.results"
+	softhca_log "=== $name: ended (exit $rc) $((SECONDS - t0)) s after the foreground came for it; its log:"
+	cat "$SOFTHCA_TOP/build/logs/$name.log"
+	unset "bg_pid[$name]"
+	return $rc
+}
+# make test interrupted or ended early: no background stage outlives it
+bg_kill() {
+	local n
+	for n in "${!bg_pid[@]}"; do
+		kill -TERM -- "-${bg_pid[$n]}" 2>/dev/null
+	done
+}
+trap bg_kill EXIT
+
 # The groups' table, the failed checks with their logs, the last line.
 summary() {
 	local p f
@@ -58,6 +116,7 @@ summary() {
 		echo "lint.clang-tidy $SOFTHCA_TOP/build/lint/clang-tidy.log"
 		echo "build.module-w1-clean $SOFTHCA_TOP/build/module.log"
 		echo "build.module-debug-w1-clean $SOFTHCA_TOP/build/module-debug.log"
+		echo "debug-kernel $SOFTHCA_TOP/build/logs/debug-kernel.log"
 		echo "build.module-k612-w1-clean $SOFTHCA_TOP/build/module-k612.log"
 		echo "build.module-d13-w1-clean $SOFTHCA_TOP/build/module-d13.log"
 		echo "build.provider-d13 $SOFTHCA_TOP/build/userspace-d13.log"
@@ -107,6 +166,11 @@ if [ $setup_ok -eq 0 ]; then
 	exit 1
 fi
 
+# The debug kernel and softhca.ko for it (scripts/build.sh module-debug
+# builds the kernel first), in the background from here on: KUnit and the
+# debug VM groups wait for it at the end (bg_wait).
+bg_start debug-kernel scripts/build.sh module-debug
+
 built=1
 if stage build.module scripts/build.sh module; then
 	result PASS build.module-w1-clean
@@ -119,26 +183,14 @@ else
 	built=0
 fi
 
-stage lint scripts/lint.sh
-stage docs scripts/htmldocs.sh
-[ $built -eq 1 ] && stage host tests/host-tests.sh
 stage deb scripts/deb.sh	# the packages tests/vm/t90-packages.sh installs
 # and the ccache t90's DKMS build in the guest takes its objects from
 [ -f build/deb/softhca-dkms_*_all.deb ] && stage dkms-ccache scripts/dkms-ccache.sh
-stage kunit scripts/kunit.sh	# builds the debug kernel first
 rm -f "$SOFTHCA_CACHE"/vm/{tests,tests-k612,tests-d13,dbgtests}/groups "$SOFTHCA_CACHE"/vm/{tests,tests-k612,tests-d13,dbgtests}.logs
 if [ $built -eq 1 ]; then
 	stage vm tests/vm-tests.sh
 else
 	result FAIL vm.not-run-build-failed
-fi
-# the VM tests on the debug kernel: softhca.ko built for it, then the
-# groups whose "# vm-kernels:" line names it
-if [ $built -eq 1 ] && stage build.module-debug scripts/build.sh module-debug; then
-	result PASS build.module-debug-w1-clean
-	stage vmdbg env SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
-else
-	result FAIL vmdbg.not-run-build-failed
 fi
 
 # Debian 12's 6.12 kernel, the series Debian 13 ships (SOFTHCA_KSERIES,
@@ -184,5 +236,25 @@ if [ $d13 -eq 1 ]; then
 else
 	result FAIL vm.not-run-debian13-build-failed
 fi
+
+# The debug kernel: KUnit in it, then the VM groups whose "# vm-kernels:"
+# line names it, with softhca.ko built for it. The static checks, the
+# documentation and the host unit tests need nothing of the VMs': they
+# take what the debug VM leaves of the CPUs, in the background.
+dbg=0
+bg_wait debug-kernel && dbg=1
+stage kunit scripts/kunit.sh	# reuses the debug kernel (builds it if it failed)
+bg_start lint scripts/lint.sh
+bg_start docs scripts/htmldocs.sh
+[ $built -eq 1 ] && bg_start host tests/host-tests.sh
+if [ $built -eq 1 ] && [ $dbg -eq 1 ]; then
+	result PASS build.module-debug-w1-clean
+	stage vmdbg env SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
+else
+	result FAIL vmdbg.not-run-build-failed
+fi
+for b in lint docs host; do
+	[ -n "${bg_pid[$b]:-}" ] && bg_wait $b
+done
 
 summary
