@@ -784,8 +784,8 @@ bool softhca_hw_resp_push(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 void softhca_hw_resp_reset(struct softhca_hw_qp *qp);
 
 /* hw_comp.c: the completer */
-void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			const struct softhca_hw_pkt *pkt);
+bool softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_hw_pkt *pkt, bool from_wire);
 void softhca_hw_comp_advance(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 bool softhca_hw_comp_timers(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 			    ktime_t *next);

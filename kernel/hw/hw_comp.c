@@ -466,15 +466,28 @@ static void softhca_hw_comp_atomic(struct softhca_hw *hw,
  * @hw: the card
  * @qp: the requester's QP
  * @pkt: an ACK/NAK, READ response or atomic ACK
+ * @from_wire: @pkt came from the wire: taken only from the QP's peer
+ *	(softhca_hw_pkt_from_peer), checked under the same hold of the QP's
+ *	lock as the answer is taken, so a modify between the two cannot
+ *	change the peer it was checked against
+ *
+ * Return: false when @from_wire and @pkt is not from @qp's peer (the
+ * caller counts the drop); true when the completer saw it (an answer
+ * for a QP with nothing in flight is ignored, as a duplicate).
  */
-void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
-			const struct softhca_hw_pkt *pkt)
+bool softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
+			const struct softhca_hw_pkt *pkt, bool from_wire)
 {
 	u32 mask = softhca_hw_opcode_mask(pkt->opcode);
 	u32 after = softhca_psn_add(pkt->psn, 1), base = 0;
+	bool taken = true;
 	s32 acked;
 
 	spin_lock_bh(&qp->lock);
+	if (from_wire && !softhca_hw_pkt_from_peer(hw, qp, pkt)) {
+		taken = false;
+		goto out;
+	}
 	if ((qp->state != SOFTHCA_QPS_RTS && qp->state != SOFTHCA_QPS_SQD &&
 	     qp->state != SOFTHCA_QPS_SQE) || qp->fl_head == qp->fl_tail)
 		goto out;
@@ -511,6 +524,7 @@ void softhca_hw_comp_rx(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	softhca_hw_comp_advance(hw, qp);
 out:
 	spin_unlock_bh(&qp->lock);
+	return taken;
 }
 
 /* The transport timer expired (lock held): resend, or give up. */

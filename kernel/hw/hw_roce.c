@@ -469,26 +469,6 @@ bool softhca_hw_roce_parse(const u8 *l3, u32 len, bool v4,
 	return true;
 }
 
-/*
- * An answer (ACK, NAK, READ response, atomic ACK) is taken only from the
- * host and address the requester's path leads to: any other host can name
- * the QP's number, and a forged ACK would complete WQEs never delivered,
- * a forged READ response write into the requester's buffer.
- */
-static bool softhca_hw_roce_answer_from_peer(struct softhca_hw *hw,
-					     struct softhca_hw_qp *qp,
-					     const struct softhca_hw_pkt *pkt)
-{
-	bool ok;
-
-	if (qp->type != SOFTHCA_QPT_RC)
-		return false;	/* only RC requesters take answers */
-	spin_lock_bh(&qp->lock);
-	ok = softhca_hw_pkt_from_peer(hw, qp, pkt);
-	spin_unlock_bh(&qp->lock);
-	return ok;
-}
-
 /* A packet from the wire for this card: to its responder or completer. */
 static void softhca_hw_roce_deliver(struct softhca_hw *hw,
 				    struct softhca_hw_pkt *pkt)
@@ -513,8 +493,16 @@ static void softhca_hw_roce_deliver(struct softhca_hw *hw,
 				softhca_hw_count(hw, tx_dropped);
 			softhca_hw_answer_put(&ans);
 		}
-	} else if (softhca_hw_roce_answer_from_peer(hw, qp, pkt)) {
-		softhca_hw_comp_rx(hw, qp, pkt);
+	} else if (qp->type == SOFTHCA_QPT_RC &&
+		   softhca_hw_comp_rx(hw, qp, pkt, true)) {
+		/*
+		 * An answer (ACK, NAK, READ response, atomic ACK) is taken
+		 * only from the host and address the requester's path leads
+		 * to (only RC requesters take answers): any other host can
+		 * name the QP's number, and a forged ACK would complete WQEs
+		 * never delivered, a forged READ response write into the
+		 * requester's buffer.
+		 */
 		softhca_hw_engine_answered(hw, qp);
 	} else {
 		softhca_hw_count(hw, drop_not_peer);

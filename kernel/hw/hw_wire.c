@@ -110,7 +110,7 @@ bool softhca_hw_wire_send(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	softhca_hw_count_n(hw, rx_packets, pkt->npkts);
 	softhca_hw_count_n(hw, rx_bytes, pkt->len);
 	if (softhca_hw_resp_rx(hw, dst, pkt, &ans)) {
-		softhca_hw_comp_rx(hw, qp, &ans.pkt);
+		softhca_hw_comp_rx(hw, qp, &ans.pkt, false);
 		softhca_hw_answer_put(&ans);
 	}
 	softhca_hw_qp_put(dst);
@@ -146,7 +146,7 @@ void softhca_hw_wire_answer(struct softhca_hw *hw, struct softhca_hw_qp *qp,
 	if (dst) {
 		softhca_hw_count_n(hw, rx_packets, ans->pkt.npkts);
 		softhca_hw_count_n(hw, rx_bytes, ans->pkt.len);
-		softhca_hw_comp_rx(hw, dst, &ans->pkt);
+		softhca_hw_comp_rx(hw, dst, &ans->pkt, false);
 		softhca_hw_engine_answered(hw, dst);
 		softhca_hw_qp_put(dst);
 	}
