@@ -6,7 +6,10 @@
  * WR_FLUSH_ERR, in order; what the transport held is let go. A QP on an
  * SRQ flushes the WQE it took and then says LAST_WQE_REACHED: it takes no
  * more from the SRQ. Posting to a QP in error brings the engine back here,
- * so late posts flush too (ib_drain_qp relies on it).
+ * so late posts flush too (ib_drain_qp relies on it). A visit flushes at
+ * most SOFTHCA_HW_FLUSH_BUDGET WQEs and the QP's next turn goes on, so a
+ * long queue never keeps BHs off for the whole of it; modify to ERR only
+ * schedules the flush (softhca_hw_qp_to_error), as a real HCA's is.
  */
 #include "hw.h"
 
@@ -15,10 +18,12 @@
  * @hw: the card
  * @qp: the QP (its engine context held)
  *
- * Return: whether anything was flushed.
+ * Return: whether anything was flushed. A QP with more than
+ * SOFTHCA_HW_FLUSH_BUDGET WQEs left is scheduled again for the rest.
  */
 bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 {
+	unsigned int budget = SOFTHCA_HW_FLUSH_BUDGET;
 	struct softhca_wqe_ctrl ctrl;
 	u32 rq_pi, sq_pi, nbb;
 	bool work = false;
@@ -33,7 +38,7 @@ bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 		goto out;
 	if (sq_pi - qp->sq_ci > BIT(qp->log_sq_size))
 		sq_pi = qp->sq_ci;	/* garbage: nothing to trust */
-	while (qp->sq_ci != sq_pi) {
+	while (qp->sq_ci != sq_pi && budget) {
 		if (softhca_hw_sq_read(hw, qp,
 				       (u64)qp->sq_ci << SOFTHCA_LOG_WQEBB,
 				       &ctrl, sizeof(ctrl)))
@@ -46,6 +51,7 @@ bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 				    0, 0, 0, 0);
 		qp->sq_ci += nbb;
 		work = true;
+		budget--;
 	}
 	qp->sq_next = qp->sq_ci;
 
@@ -66,16 +72,19 @@ bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp)
 	} else {
 		if (rq_pi - qp->rq_ci > BIT(qp->log_rq_size))
 			rq_pi = qp->rq_ci;
-		while (qp->rq_ci != rq_pi) {
+		while (qp->rq_ci != rq_pi && budget) {
 			softhca_hw_post_cqe(hw, qp->rcq, qp->qpn, qp->rq_ci,
 					    SOFTHCA_CQE_OP_RECV,
 					    SOFTHCA_CQE_ST_WR_FLUSH,
 					    SOFTHCA_SYND_FLUSH, 0, 0, 0, 0);
 			qp->rq_ci++;
 			work = true;
+			budget--;
 		}
 	}
 	softhca_hw_resp_reset(qp);
+	if (!budget)	/* the rest in the QP's next turn */
+		softhca_hw_engine_schedule(hw, qp, SOFTHCA_HW_QPW_FLUSH);
 out:
 	spin_unlock_bh(&qp->lock);
 	return work;

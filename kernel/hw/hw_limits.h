@@ -78,6 +78,13 @@
  */
 #define SOFTHCA_HW_QP_BUDGET		SZ_256K
 #define SOFTHCA_HW_SQ_BUDGET		64
+/*
+ * A QP in error flushes at most this many WQEs (send and receive) a
+ * visit, then waits for its next turn: the engine context holds the QP's
+ * run lock with BHs off, and a full 32K-entry queue would keep them off
+ * for its whole flush.
+ */
+#define SOFTHCA_HW_FLUSH_BUDGET		256
 #define SOFTHCA_HW_SEGMENT		SZ_64K
 
 #endif /* SOFTHCA_HW_LIMITS_H */

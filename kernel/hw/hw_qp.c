@@ -480,7 +480,6 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	u32 mask = le32_to_cpu(in->mask);
 	struct softhca_hw_qp *qp = softhca_hw_qp_get(hw, le32_to_cpu(in->qpn));
 	u8 next, st = SOFTHCA_CMD_STAT_OK;
-	bool flush = false;
 
 	if (!qp) {
 		c->syndrome = SOFTHCA_SYND_NO_QP;
@@ -515,8 +514,8 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 		qp->attr.mask = 0;
 	if (next != qp->state) {
 		if (next == SOFTHCA_QPS_ERR) {
+			/* the engine flushes it, in budgets (hw_flush.c) */
 			softhca_hw_qp_to_error(hw, qp, 0, 0);
-			flush = true;
 		} else {
 			softhca_hw_qp_set_state(hw, qp, next);
 		}
@@ -531,8 +530,6 @@ u8 softhca_hw_cmd_modify_qp(struct softhca_hw *hw, struct softhca_hw_cmd_ctx *c)
 	spin_unlock_bh(&qp->lock);
 	if (next == SOFTHCA_QPS_RESET)
 		softhca_hw_req_reset(qp);
-	if (flush)
-		softhca_hw_qp_flush(hw, qp);
 	spin_unlock_bh(&qp->run);
 	goto out;
 

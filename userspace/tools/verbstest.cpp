@@ -934,6 +934,8 @@ void test_errors()
 
 /* ---- flushing ------------------------------------------------------- */
 
+void test_flush_long();
+
 void test_flush()
 {
 	Dev d;
@@ -972,6 +974,66 @@ void test_flush()
 	ibv_query_qp(p.b, &qa, IBV_QP_STATE, &qi);
 	result(qa.qp_state == IBV_QPS_ERR, "flush.query-says-error",
 	       "state " + str(qa.qp_state));
+	test_flush_long();
+}
+
+/*
+ * Queues longer than what the engine flushes in one turn (256 WQEs): 1000
+ * receives posted before the move to ERR and 600 sends after it all
+ * complete with WR_FLUSH_ERR, each queue in its posting order, none twice.
+ */
+void test_flush_long()
+{
+	Dev d;
+	QpOpts o;
+	o.max_wr = 1024;
+	o.a_cq = ibv_create_cq(d.ctx, 4096, nullptr, nullptr, 0);
+	if (!o.a_cq) {
+		result(false, "flush.long-queues-in-order",
+		       "create_cq: " + std::string(strerror(errno)));
+		return;
+	}
+	std::string why;
+	{
+		Pair p(d, o);
+		Buf b(d.pd, 4096, kAllAccess);
+
+		for (int i = 0; i < 1000; i++)
+			post_recv(p.a, { { b.addr(), 64, b.mr->lkey } },
+				  10000 + i);
+		ibv_qp_attr at = {};
+		at.qp_state = IBV_QPS_ERR;
+		ibv_modify_qp(p.a, &at, IBV_QP_STATE);
+		for (int i = 0; i < 600; i++)
+			post_send(p.a, IBV_WR_SEND,
+				  { { b.addr(), 8, b.mr->lkey } }, 20000 + i,
+				  i % 2 ? IBV_SEND_SIGNALED : 0);
+		auto w = poll_n(o.a_cq, 1600);
+		uint64_t next_recv = 10000, next_send = 20000;
+
+		for (size_t i = 0; i < w.size() && why.empty(); i++) {
+			/* (an error completion's opcode is undefined) */
+			uint64_t &next =
+				w[i].wr_id < 20000 ? next_recv : next_send;
+			if (w[i].status != IBV_WC_WR_FLUSH_ERR ||
+			    w[i].wr_id != next)
+				why = "completion " + str(i) + " (expected " +
+				      str(next) + "): " + wc_desc(w[i]);
+			next++;
+		}
+		if (why.empty() && (w.size() != 1600 || next_recv != 11000 ||
+				    next_send != 20600))
+			why = str(w.size()) + " completions, " +
+			      str(next_recv - 10000) + " receives, " +
+			      str(next_send - 20000) + " sends";
+		ibv_wc extra;
+		if (why.empty() && ibv_poll_cq(o.a_cq, 1, &extra) != 0)
+			why = "a completion more: " + wc_desc(extra);
+	}
+	ibv_destroy_cq(o.a_cq);
+	result(why.empty(), "flush.long-queues-in-order",
+	       why.empty() ? "1000 receives and 600 sends flushed in order"
+			   : why);
 }
 
 /* ---- RNR and transport retries -------------------------------------- */
