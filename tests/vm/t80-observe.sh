@@ -246,7 +246,12 @@ views() {
 # one SRQ. ib_core asks drivers for SRQ attributes from 6.5 on
 # (fill_res_srq_entry; softhca_compat.h): there the view has the driver's
 # attributes of the card's SRQ context; 6.1 lists the SRQ with ib_core's
-# fields only, and no driver attribute.
+# fields only, and no driver attribute. Which of the two this module is
+# comes from its own build, as kernel/Kbuild decided it from the headers
+# (-DSOFTHCA_HAVE_RES_SRQ in softhca_device.o's command line), not from
+# the kernel's version: a kernel with the operation backported has it
+# under any number.
+srq_ops_cmd=$(dirname "$SOFTHCA_KO")/.softhca_device.o.cmd
 srq_view() {
 	local out line a raw k pid
 	out=$(rdma -dd resource show srq dev softhca0) || return 1
@@ -256,9 +261,9 @@ srq_view() {
 	pid=$(pgrep -f '^ibv_srq_pingpong ' | head -n 1)
 	line=$(printf '%s\n' "$out" | grep " pid ${pid:-none} " | head -n 1)
 	[ -n "$line" ] || { echo "no SRQ of ibv_srq_pingpong (pid ${pid:-none})"; return 1; }
-	k=$(uname -r | awk -F. '{print $1 * 100 + $2}')
-	if [ "$k" -lt 605 ]; then
-		echo "kernel $(uname -r): no fill_res_srq_entry in ib_core"
+	[ -f "$srq_ops_cmd" ] || { echo "no $srq_ops_cmd: how was $SOFTHCA_KO built?"; return 1; }
+	if ! grep -q -- '-DSOFTHCA_HAVE_RES_SRQ' "$srq_ops_cmd"; then
+		echo "$SOFTHCA_KO built without fill_res_srq_entry (ib_core has none)"
 		if printf '%s\n' "$line" | grep -q ' drv_'; then
 			echo "driver attributes on a kernel that cannot ask for them?"
 			return 1
