@@ -68,18 +68,20 @@ softhca_d13_kver() {
 # (chroot, in a mount namespace of its own) with this checkout at the same
 # path as here and /proc and /dev mounted, so the paths of both sides are
 # the same. Of the root itself only the empty directories the checkout is
-# mounted on are added; /tmp there is a tmpfs that ends with the command.
+# mounted on are added; /tmp there is a tmpfs that ends with the command,
+# mounted before the checkout (a checkout under /tmp is on that tmpfs's
+# mount point, not hidden by it).
 softhca_in_root() {
 	local r=$SOFTHCA_D13_ROOT
 	[ -d "$r/usr" ] || softhca_die "no Debian 13 root; run scripts/debian13-root.sh"
 	unshare -m --propagation private /bin/sh -ec '
 		r=$1 top=$2
 		shift 2
+		mount -t tmpfs tmpfs "$r/tmp"
 		mkdir -p "$r$top"
 		mount --bind "$top" "$r$top"
 		mount -t proc proc "$r/proc"
 		mount --rbind /dev "$r/dev"
-		mount -t tmpfs tmpfs "$r/tmp"
 		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 "$@"' sh "$r" "$SOFTHCA_TOP" "$@"
 }
