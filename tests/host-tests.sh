@@ -105,6 +105,51 @@ check_allowed_reports() {
 }
 script_check kernel-log-allowance check_allowed_reports
 
+# kmemleak's allowances (scripts/kmemleak-allowed.awk): an object is left
+# out only when both the allocating task's name and a function of its
+# backtrace match a line; the same task's other allocations, and the same
+# backtrace under another name, still count.
+check_allowed_leaks() {
+	local dir out n
+	dir=$(mktemp -d)
+	printf '%s\n' 'softhca-ctxfork copy_process  # a comment' \
+		'softhca-faultte uverbs_alloc_api' > "$dir/allow"
+	leak() {
+		printf '%s\n' "unreferenced object 0xffff8881$1 (size 136):" \
+			"  comm \"$2\", pid 115, jiffies 4294905483" \
+			'  hex dump (first 32 bytes):' \
+			'    02 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................' \
+			'  backtrace:' \
+			"    [<00000000fd93c300>] $3+0x20/0x210" \
+			'    [<00000000c3cb1c58>] do_syscall_64+0x3c/0x90'
+	}
+	{
+		leak 10000000 softhca-ctxfork copy_process
+		leak 20000000 softhca-ctxfork softhca_alloc_ucontext
+		leak 30000000 bash copy_process
+		leak 40000000 softhca-faultte uverbs_alloc_api
+		leak 50000000 softhca-faultte copy_process_x
+	} > "$dir/kmemleak"
+	out=$(awk -v allowf="$dir/allow" -v keptf="$dir/kept" \
+		-f "$SOFTHCA_TOP/scripts/kmemleak-allowed.awk" "$dir/kmemleak" \
+		2> "$dir/count")
+	n=$(cat "$dir/count")
+	printf '%s\n' "$out" "$n" "kept:" "$(cat "$dir/kept")"
+	[ "$n" = "allowed 2" ] &&
+		[ "$(grep -c '^unreferenced object' <<< "$out")" -eq 3 ] &&
+		grep -q '0xffff888120000000' <<< "$out" &&
+		grep -q '0xffff888130000000' <<< "$out" &&
+		grep -q '0xffff888150000000' <<< "$out" &&
+		[ "$(grep -c '^unreferenced object' "$dir/kept")" -eq 2 ] &&
+		grep -q '0xffff888110000000' "$dir/kept" &&
+		grep -q '0xffff888140000000' "$dir/kept" &&
+		[ "$(wc -l < "$dir/kept")" -eq 14 ]
+	local rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+script_check kmemleak-allowance check_allowed_leaks
+
 # make test's summary (tests/summary.awk): a failed kernel-log check whose
 # log is a kernel-report.txt shows the report's lines under it, and no
 # other failed check does; the table counts each group.

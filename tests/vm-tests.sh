@@ -131,7 +131,7 @@ else
 	clean) echo "PASS $prefix.kmemleak-clean" >> "$res" ;;
 	leaks)
 		fail $prefix.kmemleak-clean
-		echo "$prefix.kmemleak-clean $out/kmemleak.txt" >> "$out.logs"
+		echo "$prefix.kmemleak-clean $out/leaks.txt" >> "$out.logs"
 		;;
 	esac
 fi

@@ -1,14 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: none
-# (not in make test yet: a debug run passes all 27 checks in about 2
-# minutes, 255 verbs fault points in 25 s and 40 of the add's 4414 in
-# 36 s, but the boot's final kmemleak scan found 3 objects of a bash
-# child (its task_struct, signal_struct and exec creds) allocated at the
-# link add step before any fault was armed, which t45's own scan did not
-# report; not understood yet. Run it with
-# SOFTHCA_VM_TESTS=tests/vm/t45-faults.sh SOFTHCA_VM_KERNEL=debug
-# tests/vm-tests.sh)
+# vm-kernels: debug
 # Fault injection (issue 12): every create path (context, PD, MR, CQ, QPs
 # of each type, SRQ, a QP on an SRQ, AH, the INIT to RTR transition, the
 # wake-up file) with each of its kernel allocations and user copies
@@ -16,8 +8,9 @@
 # ib_core's registration) with a fixed sample of its fault points failed
 # (softhca-faulttest, through fail-nth): the call fails with an errno or
 # the object works, and nothing is left behind: the card's listings and
-# ib_core's counts are back where they were, kmemleak finds nothing, the
-# device keeps working and the module unloads and loads again. An add
+# ib_core's counts are back where they were, kmemleak finds nothing (but
+# two leaks of ib_core's own, allowed below), the device keeps working
+# and the module unloads and loads again. An add
 # that ib_core completes without the uverbs device (it ignores a failed
 # client add) is counted apart, "absorbed by the kernel", and must be
 # deleted without a trace. Needs the debug kernel (CONFIG_FAULT_INJECTION,
@@ -61,6 +54,25 @@ for t in qps cqs mrs; do debugfs_baseline /sys/kernel/debug/softhca/softhca0/$t;
 # those warnings out of the kernel log's verdict, and counts them.
 echo "unregister_irq_proc remove_proc_entry ^name '(smp_affinity|affinity_hint|smp_affinity_list|node|effective_affinity|effective_affinity_list|spurious)'\$" \
 	>> "$SOFTHCA_OUT/allowed-reports"
+
+# Two leaks of ib_core's own under fail-nth, allowed by the allocating
+# task's name and a function of the allocation (scripts/vm-run.sh, lib.sh's
+# kmemleak_clean); any other leak still fails:
+# - Linux 6.1's ioctl GET_CONTEXT (uverbs_std_types_device.c) frees a
+#   ucontext whose alloc_ucontext() failed with kfree() alone, without the
+#   rdma_restrack_put() that drops its reference on the calling task (the
+#   write() command's ib_uverbs_get_context() has it): each failed open
+#   leaks the caller's task_struct, and its signal_struct and creds once it
+#   exits. The faulttest runs its "context" path in a child forked under
+#   the name softhca-ctxfork: those three objects come from copy_process().
+# - ib_uverbs_add_one()'s uverbs_alloc_api(): a radix_tree_insert() that
+#   fails in uapi_add_elm() keeps the tree nodes it added on the way, and
+#   uverbs_destroy_api() frees only the slots that hold an element, so an
+#   add whose uverbs part fails there leaks radix_tree_node objects.
+cat >> "$SOFTHCA_OUT/allowed-leaks" <<'EOF'
+softhca-ctxfork copy_process
+softhca-faultte uverbs_alloc_api
+EOF
 
 # every verbs path, each fault point in turn; then the device's own
 # creation: one add counts its fault points, then 40 of them are failed
