@@ -21,7 +21,7 @@ BEGIN {
 	nb = 0
 	nallowed = 0
 }
-function allowed(   i, a, comm, ok) {
+function allowed(   i, a, comm) {
 	comm = ""
 	for (i = 1; i <= nb; i++)
 		if (match(blk[i], /^  comm "[^"]*"/)) {

@@ -128,7 +128,7 @@ check_allowed_leaks() {
 		leak 20000000 softhca-ctxfork softhca_alloc_ucontext
 		leak 30000000 bash copy_process
 		leak 40000000 softhca-faultte uverbs_alloc_api
-		leak 50000000 softhca-faultte copy_process_x
+		leak 50000000 softhca-ctxfork copy_process_x
 	} > "$dir/kmemleak"
 	out=$(awk -v allowf="$dir/allow" -v keptf="$dir/kept" \
 		-f "$SOFTHCA_TOP/scripts/kmemleak-allowed.awk" "$dir/kmemleak" \

@@ -61,9 +61,9 @@ echo "unregister_irq_proc remove_proc_entry ^name '(smp_affinity|affinity_hint|s
 # - Linux 6.1's ioctl GET_CONTEXT (uverbs_std_types_device.c) frees a
 #   ucontext whose alloc_ucontext() failed with kfree() alone, without the
 #   rdma_restrack_put() that drops its reference on the calling task (the
-#   write() command's ib_uverbs_get_context() has it): each failed open
-#   leaks the caller's task_struct, and its signal_struct and creds once it
-#   exits. The faulttest runs its "context" path in a child forked under
+#   write() command's ib_uverbs_get_context() has it): each open that
+#   fails there leaks the caller's task_struct, and its signal_struct and
+#   creds once it exits. The faulttest runs its "context" path in a child forked under
 #   the name softhca-ctxfork: those three objects come from copy_process().
 # - ib_uverbs_add_one()'s uverbs_alloc_api(): a radix_tree_insert() that
 #   fails in uapi_add_elm() keeps the tree nodes it added on the way, and

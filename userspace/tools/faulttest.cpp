@@ -893,8 +893,9 @@ Stats inject_in_child(const Path &p)
 		int nfd = count_fds();
 		FailNth fn;
 		Stats c = inject(fn, p);
-		if (count_fds() != nfd + 1 && c.why.empty())
-			c.why = std::to_string(count_fds() - nfd - 1) +
+		int more = count_fds() - nfd - 1; /* less fn's own file */
+		if (more && c.why.empty())
+			c.why = std::to_string(more) +
 				" files more in the child";
 		std::string out = stats_pack(c, total_injected - before);
 		ssize_t w = write(fds[1], out.data(), out.size());
