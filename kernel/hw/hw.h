@@ -827,6 +827,7 @@ bool softhca_hw_qp_flush(struct softhca_hw *hw, struct softhca_hw_qp *qp);
 /* hw_engine.c */
 int softhca_hw_engine_start(struct softhca_hw *hw);
 void softhca_hw_engine_stop(struct softhca_hw *hw);
+bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next);
 void softhca_hw_engine_kick(struct softhca_hw *hw, u32 qpn);
 void softhca_hw_engine_kick_async(struct softhca_hw *hw, u32 qpn);
 void softhca_hw_engine_answered(struct softhca_hw *hw, struct softhca_hw_qp *qp);

@@ -23,7 +23,7 @@
  * than the rest of a pass. The polling thread, a wake-up waiting for
  * another thread's pass, and the gap between two wake-ups are timed with
  * local_clock() (the TSC), wake-up back-off is in jiffies, and only a QP
- * waiting on a timer reads ktime.
+ * waiting on a timer, or a pass that had to skip a QP, reads ktime.
  *
  * There is no lock over a pass: each QP has its engine context (qp->run,
  * a spinlock taken with BHs off: a visit never sleeps), which one thread
@@ -233,22 +233,45 @@ static bool softhca_hw_engine_try_visit(struct softhca_hw *hw,
 }
 
 /*
- * One pass over the QPs the engine serves (RTR and later) that have work
- * (a QP another thread is visiting is skipped: it is served). The walk
- * follows hw->engine_qps, one referenced QP at a time, outside RCU.
- * Return whether anything was done; @next gets the earliest timer of a
- * QP.
+ * How soon a pass comes back for a QP it skipped (us). A visitor that
+ * holds the QP's engine context looks for work left when it lets go
+ * (softhca_hw_engine_visit_here), but a command does not: modify to ERR
+ * schedules the flush while it holds the context, and the engine thread
+ * woken for it finds the context taken. Slept on until the next doorbell,
+ * that flush might never run (its owner waits for LAST_WQE_REACHED and
+ * posts nothing), so the engine sleeps at most this long.
  */
-static bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
+#define SOFTHCA_HW_ENGINE_SKIP_RETRY_US	50
+
+/**
+ * softhca_hw_engine_pass - one pass over the QPs with work
+ * @hw: the card
+ * @next: the earliest time the engine must look again (KTIME_MAX: none)
+ *
+ * Visits the QPs the engine serves (RTR and later) that have work. The
+ * walk follows hw->engine_qps, one referenced QP at a time, outside RCU.
+ * A QP another thread is visiting is skipped: @next then asks for a pass
+ * within SOFTHCA_HW_ENGINE_SKIP_RETRY_US. Otherwise @next gets the
+ * earliest timer of a QP. The engine thread's loop runs it; any thread
+ * may.
+ *
+ * Return: whether anything was done.
+ */
+bool softhca_hw_engine_pass(struct softhca_hw *hw, ktime_t *next)
 {
 	struct softhca_hw_qp *qp, *prev = NULL;
 	bool work = false;
+	ktime_t retry;
 
 	while (!READ_ONCE(hw->halted) &&
 	       (qp = softhca_hw_engine_next(hw, prev))) {
 		if (prev)
 			softhca_hw_qp_put(prev);
-		softhca_hw_engine_try_visit(hw, qp, next, &work);
+		if (!softhca_hw_engine_try_visit(hw, qp, next, &work)) {
+			retry = ktime_add_us(ktime_get(),
+					     SOFTHCA_HW_ENGINE_SKIP_RETRY_US);
+			*next = min(*next, retry);
+		}
 		prev = qp;
 	}
 	if (prev)

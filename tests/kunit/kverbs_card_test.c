@@ -12,7 +12,8 @@
  * with its length; a QP moved to ERR takes ib_drain_qp()'s unsignaled
  * RDMA WRITE and the card flushes it; everything is destroyed and every
  * kernel doorbell record given back. Creates the card refuses unwind
- * completely.
+ * completely. The engine comes back for a QP whose engine context it
+ * found taken (engine_skip_test).
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -20,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "softhca.h"
+#include "hw/hw.h"
 #include "test_util.h"
 
 #define BUF_SIZE	(2 * PAGE_SIZE)
@@ -968,6 +970,55 @@ static void numbers_not_reused_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softhca_destroy_cq(&c->cq->ibcq, NULL), 0);
 }
 
+/*
+ * The engine comes back for a QP whose engine context it found taken. A
+ * command holds the context while modify to ERR schedules the flush (here
+ * the test holds it and moves the QP to ERR the way the command does): a
+ * pass then skips the QP and must ask to run again soon, not sleep until
+ * the next doorbell, which a QP in error may never get. Once the context
+ * is free the flush completes the posted receive.
+ */
+static void engine_skip_test(struct kunit *test)
+{
+	struct card_ctx *c = test->priv;
+	struct softhca_hw *hw = c->dev->hw;
+	struct ib_sge sge = { .addr = c->buf_dma + PAGE_SIZE, .length = 64,
+			      .lkey = c->mkey };
+	struct ib_recv_wr rwr = { .wr_id = 0x61, .sg_list = &sge,
+				  .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	struct softhca_hw_qp *hqp;
+	ktime_t next = KTIME_MAX;
+	ktime_t before;
+	struct ib_wc wc;
+
+	rc_pair(test, c, NULL);
+	KUNIT_ASSERT_EQ(test, softhca_post_recv(&c->qp[1]->ibqp, &rwr, &rbad),
+			0);
+	hqp = softhca_hw_qp_get(hw, c->qp[1]->qpn);
+	KUNIT_ASSERT_NOT_NULL(test, hqp);
+
+	spin_lock_bh(&hqp->run);
+	spin_lock_bh(&hqp->lock);
+	softhca_hw_qp_to_error(hw, hqp, 0, 0);
+	spin_unlock_bh(&hqp->lock);
+	before = ktime_get();
+	softhca_hw_engine_pass(hw, &next);
+	spin_unlock_bh(&hqp->run);
+	softhca_hw_qp_put(hqp);
+
+	KUNIT_EXPECT_NE_MSG(test, next, KTIME_MAX,
+			    "a pass that skipped a QP with work sleeps on");
+	KUNIT_EXPECT_LE(test, ktime_to_us(ktime_sub(next, before)), 1000);
+
+	KUNIT_ASSERT_EQ(test, poll_n(c->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x61ull);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, &c->qp[1]->ibqp);
+	rc_pair_destroy(test, c);
+	KUNIT_EXPECT_EQ(test, softhca_kdbrec_pages(&c->dev->kdbrecs), 0u);
+}
+
 static struct kunit_case card_cases[] = {
 	KUNIT_CASE(rc_loopback_test),
 	KUNIT_CASE(refusals_test),
@@ -976,6 +1027,7 @@ static struct kunit_case card_cases[] = {
 	KUNIT_CASE(srq_test),
 	KUNIT_CASE(fast_reg_test),
 	KUNIT_CASE(numbers_not_reused_test),
+	KUNIT_CASE(engine_skip_test),
 	{}
 };
 
