@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian debug
 # rdma_cm, the MAD layer and UD (issue 10). softhca0 is bound to one end
 # of a veth pair with an IPv4 and an IPv6 (ULA) address; servers and
 # clients run in this VM and meet at those addresses (127.0.0.1 never
@@ -47,7 +48,7 @@ link_add() {
 	wait $pid
 }
 check link-add link_add
-grep -q "^PASS vm.$GROUP.link-add\$" "$SOFTHCA_OUT/results" || exit 1
+grep -q "^PASS $PREFIX.$GROUP.link-add\$" "$SOFTHCA_OUT/results" || exit 1
 
 # gid_of <address as ibv_devinfo prints it>: its RoCE v2 GID index.
 gid_of() {
