@@ -92,6 +92,22 @@ debug)
 	# vDSO, and perftest's clock calibration failed ("Correlation
 	# coefficient r^2 < 0.9"). TCG's vCPUs read one host clock.
 	kappend=" tsc=reliable"
+	# Its TSC calibration against the PIT fails when the host is busy
+	# ("tsc: Unable to calibrate against PIT", then the TSC is marked
+	# unstable and the clock is refined-jiffies again; CI's cold run
+	# hit it): the guest's TSC is the host's, so the host measures it
+	# (scripts/host-tsc-khz.c) and the guest takes its rate as given.
+	tsc=$SOFTHCA_CACHE/host/host-tsc-khz
+	if [ ! -x "$tsc" ] || [ "$SOFTHCA_TOP/scripts/host-tsc-khz.c" -nt "$tsc" ]; then
+		mkdir -p "$(dirname "$tsc")"
+		gcc -O2 -Wall -o "$tsc" "$SOFTHCA_TOP/scripts/host-tsc-khz.c" ||
+			softhca_die "cannot build $tsc"
+	fi
+	if khz=$("$tsc"); then
+		kappend+=" tsc_early_khz=$khz"
+	else
+		echo "vm-run.sh: no constant host TSC; the guest calibrates its own" >&2
+	fi
 	[ -f "$vmlinuz" ] && [ -f "$moddir/modules.dep" ] ||
 		softhca_die "no debug kernel; run scripts/debug-kernel.sh"
 	;;
