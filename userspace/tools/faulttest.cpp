@@ -235,26 +235,9 @@ std::string snapshot(const std::string &dev)
 
 std::string errno_name(int e)
 {
-	switch (e) {
-	case ENOMEM:
-		return "ENOMEM";
-	case EFAULT:
-		return "EFAULT";
-	case ENOBUFS:
-		return "ENOBUFS";
-	case EIO:
-		return "EIO";
-	case EINVAL:
-		return "EINVAL";
-	case ENOSPC:
-		return "ENOSPC";
-	case EAGAIN:
-		return "EAGAIN";
-	case EMFILE:
-		return "EMFILE";
-	default:
-		return "errno" + std::to_string(e);
-	}
+	const char *name = strerrorname_np(e);
+
+	return name ? name : "errno" + std::to_string(e);
 }
 
 /* A path: make one object (nullptr and errno on failure), use it, drop it. */
