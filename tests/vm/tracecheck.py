@@ -16,7 +16,10 @@ a user CQ's comp_handler (softhca_cq_comp) the trace must hold, in order:
                         for an event raised by a CQE, seen at that CQE
                         (the card reads the arm word after writing it) or
                         earlier; for one raised by the arm, seen at the CQ
-                        doorbell, after the CQE that waited
+                        doorbell, after the CQE that waited (at or past
+                        the arm's consumer index; a CQE another CPU
+                        writes may be listed between the arm and the
+                        event, which is traced outside the CQ's lock)
   softhca_hw_cq_event   the card raises the event of sequence number s
   softhca_hw_eqe        the COMP EQE at index i of the CQ's EQ
   softhca_hw_irq        the EQ's line raised: after the EQE when it found
@@ -191,9 +194,20 @@ def check_event(events, comp, vec):
             e, 'softhca_hw_cqe', cqn=cqn))
         if at is not cqe:
             return None, 'arm seen at a CQE, but not at the CQE that fired'
-    if why == 'arm' and ('doorbell' not in arm['words'] or
-                         cqe['n'] > arm['n']):
-        return None, 'event for an arm, but no doorbell found a CQE waiting'
+    if why == 'arm':
+        # The doorbell reads the arm word and the CQ's producer index under
+        # the CQ's lock, but traces the event after dropping it: a CQE that
+        # another CPU writes in between is listed between the arm and the
+        # event. The CQE that waited is the last one before the arm, at or
+        # past the arm's consumer index (24 bits).
+        waited = last_before(events, arm['n'], lambda e: is_(
+            e, 'softhca_hw_cqe', cqn=cqn))
+        if 'doorbell' not in arm['words'] or not waited or \
+           (int(waited['kv']['pi']) - int(arm['kv']['ci'])) % (1 << 24) \
+           >= 1 << 23:
+            return None, 'event for an arm, but no doorbell found a CQE ' \
+                'waiting'
+        cqe = waited
     chain_end = [end]
     if 're-armed' in end['words']:
         # the tasklet hands the EQ back armed: EQ_DB = ci | ARM
