@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debian debian13 k612
+# vm-kernels: debian debian13 k612 debug
 # The device: rdma link add/delete, ibv_devinfo field by field, port state
 # following the carrier, a second device, error cases, netdev removal,
 # installed provider, rmmod.

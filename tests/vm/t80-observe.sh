@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian debug
 # Watching it work: the tracepoints of the driver (softhca) and the card
 # (softhca_hw) during ibv_rc_pingpong -e, every completion event followed
 # from the arm to the comp_handler (tests/vm/tracecheck.py); the rdma tool's
