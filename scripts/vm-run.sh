@@ -100,8 +100,9 @@ debug)
 	tsc=$SOFTHCA_CACHE/host/host-tsc-khz
 	if [ ! -x "$tsc" ] || [ "$SOFTHCA_TOP/scripts/host-tsc-khz.c" -nt "$tsc" ]; then
 		mkdir -p "$(dirname "$tsc")"
-		gcc -O2 -Wall -o "$tsc" "$SOFTHCA_TOP/scripts/host-tsc-khz.c" ||
+		gcc -O2 -Wall -o "$tsc.$$" "$SOFTHCA_TOP/scripts/host-tsc-khz.c" ||
 			softhca_die "cannot build $tsc"
+		mv "$tsc.$$" "$tsc"
 	fi
 	if khz=$("$tsc"); then
 		kappend+=" tsc_early_khz=$khz"
