@@ -8,7 +8,8 @@
 # runs (SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh).
 #
 #   source tree  $SOFTHCA_CACHE/dbgkernel/linux  (a copy of the pristine
-#                unpacked source; kunit.py wants a clean tree, builds O=)
+#                unpacked source with tests/debug-kernel-patches/ applied;
+#                kunit.py wants a clean tree, builds O=)
 #   build dir    $SOFTHCA_CACHE/dbgkernel/build  (bzImage, Module.symvers;
 #                out-of-tree modules build against it)
 #   modules      $SOFTHCA_CACHE/dbgkernel/root/lib/modules/<release>
@@ -59,18 +60,34 @@ fi
 "$SOFTHCA_TOP/scripts/fetch-linux-source.sh"
 [ -f "$fragment" ] || softhca_die "missing $fragment"
 
-# Identity of the kernel source: the Debian package version and the tarball.
+# Fixes of the kernel's own bugs that the VM tests hit (not softhca's
+# code; each patch says what it fixes and why the debug kernel carries it),
+# applied to the copy in this order: with a KASAN or lockdep report left
+# in, the first report of a boot would be its only one (KASAN reports
+# once, lockdep turns itself off), hiding any later one.
+patches=("$SOFTHCA_TOP"/tests/debug-kernel-patches/*.patch)
+[ -e "${patches[0]}" ] || patches=()
+
+# Identity of the kernel source: the Debian package version, the tarball
+# and the patches.
 src_id="$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)"
 src_id+=" $(stat -c '%s %Y' "$tarball")"
+[ ${#patches[@]} -eq 0 ] || src_id+=" $(cat "${patches[@]}" | sha256sum | cut -d' ' -f1)"
 
-# 1. The tree copy kunit.py builds from (cp -a keeps the tarball's mtimes).
+# 1. The tree copy kunit.py builds from (cp -a keeps the tarball's mtimes,
+# so a build dir of the same source rebuilds only what a patch touched).
 if [ ! -f "$kdir/linux.id" ] || [ "$(cat "$kdir/linux.id")" != "$src_id" ] ||
 	[ ! -f "$src/Makefile" ]; then
 	t0=$(now)
 	softhca_log "debug-kernel: copying $pristine to $src"
-	rm -rf "$src" "$kdir/linux.id"
+	rm -rf "$src" "$src.tmp" "$kdir/linux.id"
 	cp -a "$(realpath "$pristine")" "$src.tmp"	# the tree, not a symlink to it
 	rm -f "$src.tmp/.unpacked"
+	for p in "${patches[@]}"; do
+		softhca_log "debug-kernel: applying $(basename "$p")"
+		patch -s -p1 -N -d "$src.tmp" < "$p" ||
+			softhca_die "debug-kernel: $p does not apply to linux-source-6.1"
+	done
 	mv "$src.tmp" "$src"
 	echo "$src_id" > "$kdir/linux.id"
 	softhca_log "debug-kernel: copied in $(since "$t0") s"

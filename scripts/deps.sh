@@ -11,7 +11,7 @@ set -euo pipefail
 # why<TAB>packages, one group a line
 groups="to build the module and the provider	build-essential gcc-12 make bc flex bison cpio kmod libelf-dev libssl-dev ccache xz-utils python3 cmake g++ libibverbs-dev
 to build the module for Debian 12's 6.12 kernel (its kbuild runs pahole)	pahole
-to build the KUnit kernel and run checkpatch	linux-source-6.1
+to build the KUnit kernel and run checkpatch	linux-source-6.1 patch
 for lint and the provider's unit tests	sparse clang-format clang-tidy googletest libgtest-dev
 to build the HTML documentation (make htmldocs)	python3-sphinx
 to make the Debian 13 guest's root file system (trixie)	mmdebstrap debian-archive-keyring
