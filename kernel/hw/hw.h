@@ -171,6 +171,23 @@ struct softhca_hw {
 	 * RTNL, read under RCU by senders and the receive handler.
 	 */
 	struct net_device __rcu *ndev;
+
+	/* the host's RAM ranges (hw_ram.c), read under RCU */
+	struct softhca_hw_ram __rcu *ram;
+	struct mutex ram_lock;		/* replacing ram */
+	struct notifier_block ram_nb;	/* memory online/offline */
+};
+
+/* The host's System RAM as the card copied it (hw_ram.c). */
+struct softhca_hw_ram_range {
+	u64 start;
+	u64 end;			/* exclusive */
+};
+
+struct softhca_hw_ram {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct softhca_hw_ram_range r[];	/* sorted, adjacent ones merged */
 };
 
 /* A buffer in host memory as the card keeps it after reading its PAS. */
@@ -627,8 +644,14 @@ static inline void softhca_hw_store_words(void *dst, const void *src,
 }
 
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len);
-bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len);
 void *softhca_hw_dma_va(struct softhca_hw *hw, u64 addr);
+
+/* hw_ram.c: which physical addresses are RAM (any context) */
+int softhca_hw_ram_init(struct softhca_hw *hw);
+void softhca_hw_ram_cleanup(struct softhca_hw *hw);
+bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len);
+bool softhca_hw_ram_covers(const struct softhca_hw_ram *ram, u64 phys,
+			   u64 len);
 
 /* hw_objs.c: PDs and UARs */
 void softhca_hw_objs_init(struct softhca_hw *hw);

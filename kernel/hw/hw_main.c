@@ -131,11 +131,15 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 	if (ret)
 		goto err_pdev;
 
+	ret = softhca_hw_ram_init(hw);
+	if (ret)
+		goto err_pdev;
+
 	softhca_hw_caps_fill(hw, &caps);
 	ret = softhca_hw_irq_init(hw, SOFTHCA_VEC_COMP_BASE +
 				  le32_to_cpu(caps.max_comp_vectors));
 	if (ret)
-		goto err_pdev;
+		goto err_ram;
 	ret = softhca_hw_engine_start(hw);
 	if (ret)
 		goto err_irq;
@@ -148,6 +152,8 @@ struct softhca_hw *softhca_hw_plug(const u8 mac[ETH_ALEN])
 
 err_irq:
 	softhca_hw_irq_cleanup(hw);
+err_ram:
+	softhca_hw_ram_cleanup(hw);
 err_pdev:
 	softhca_hw_release_pdev(hw);
 err_wq:
@@ -168,6 +174,7 @@ void softhca_hw_unplug(struct softhca_hw *hw)
 	softhca_hw_engine_stop(hw);
 	softhca_hw_objs_cleanup(hw);
 	softhca_hw_irq_cleanup(hw);
+	softhca_hw_ram_cleanup(hw);
 	softhca_hw_release_pdev(hw);
 	free_page((unsigned long)hw->regs);
 	free_percpu(hw->counters);

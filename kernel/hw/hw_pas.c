@@ -13,16 +13,6 @@
 
 #include "hw.h"
 
-/* Is [addr, addr + len) system RAM (not a hole, not firmware memory)? */
-bool softhca_hw_is_ram(struct softhca_hw *hw, u64 addr, u64 len)
-{
-	phys_addr_t phys = dma_to_phys(&hw->pdev->dev, addr);
-
-	return len && phys + len > phys &&
-	       region_intersects(phys, len, IORESOURCE_SYSTEM_RAM,
-				 IORES_DESC_NONE) == REGION_INTERSECTS;
-}
-
 bool softhca_hw_dbrec_ok(struct softhca_hw *hw, u64 addr, u32 len)
 {
 	return addr && !(addr & 7) &&

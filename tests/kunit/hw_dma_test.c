@@ -8,6 +8,9 @@
  * platform device gives the DMA addresses; and PAS lists the driver builds
  * (softhca_pas_from_umem/_from_coherent) read back by the card.
  *
+ * The card's copy of the host's RAM ranges: the search on hand-made ones,
+ * and a real card's copy against the kernel's page_is_ram().
+ *
  * Addresses that are not RAM: 16 TiB (a memory section this 1 GiB guest
  * does not have) and 64 TiB (past every section x86-64 can have).
  */
@@ -821,7 +824,95 @@ static void driver_pas_huge_mr_test(struct kunit *test)
 	softhca_pas_free(dev, &pb);
 }
 
+/* ------------------------------------------------------------------------
+ * The card's copy of the RAM ranges (hw_ram.c)
+ */
+static void ram_covers_test(struct kunit *test)
+{
+	struct softhca_hw_ram *ram;
+
+	ram = kunit_kzalloc(test, struct_size(ram, r, 3), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	ram->n = 3;
+	ram->r[0] = (struct softhca_hw_ram_range){ 0x1000, 0x9f000 };
+	ram->r[1] = (struct softhca_hw_ram_range){ 0x100000, 0x40000000 };
+	ram->r[2] = (struct softhca_hw_ram_range){ 0x100000000ull,
+						   0x140000000ull };
+	/* inside each range, and up to its very end */
+	KUNIT_EXPECT_TRUE(test, softhca_hw_ram_covers(ram, 0x1000, 8));
+	KUNIT_EXPECT_TRUE(test, softhca_hw_ram_covers(ram, 0x9e000, 0x1000));
+	KUNIT_EXPECT_TRUE(test,
+			  softhca_hw_ram_covers(ram, 0x100000, 0x3ff00000));
+	KUNIT_EXPECT_TRUE(test, softhca_hw_ram_covers(ram, 0x13ffffff8ull, 8));
+	/* one byte past an end, before the first, in a gap, past the last */
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0x9e000, 0x1001));
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0, 8));
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0xa0000, 8));
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0x13ffffff8ull, 9));
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0x140000000ull, 1));
+	/* two ranges with a gap between them are not one run of RAM */
+	KUNIT_EXPECT_FALSE(test,
+			   softhca_hw_ram_covers(ram, 0x3ffff000, SZ_4G));
+	/* a range starting in a gap and ending in RAM */
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0xff000, 0x2000));
+	/* no bytes, and a range that wraps */
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0x1000, 0));
+	KUNIT_EXPECT_FALSE(test,
+			   softhca_hw_ram_covers(ram, 0x1000, U64_MAX - 0x800));
+	/* an empty copy covers nothing */
+	ram->n = 0;
+	KUNIT_EXPECT_FALSE(test, softhca_hw_ram_covers(ram, 0x1000, 8));
+}
+
+/*
+ * A card's copy agrees with the kernel's own page_is_ram() (which walks
+ * the resource tree) at both ends of every range it holds and on the
+ * pages just outside them, and its ranges are sorted and apart.
+ */
+static void ram_copy_matches_kernel_test(struct kunit *test)
+{
+	struct softhca_hw *hw = softhca_test_plug(test);
+	const struct softhca_hw_ram *ram;
+	u64 total = 0;
+	unsigned int i;
+	void *buf;
+
+	rcu_read_lock();
+	ram = rcu_dereference(hw->ram);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	KUNIT_EXPECT_GT(test, ram->n, 0u);
+	for (i = 0; i < ram->n; i++) {
+		const struct softhca_hw_ram_range *r = &ram->r[i];
+		/* page_is_ram() counts only pages wholly inside a range */
+		unsigned long first = PFN_UP(r->start);
+		unsigned long end = PFN_DOWN(r->end);
+
+		KUNIT_EXPECT_LT(test, r->start, r->end);
+		if (i)
+			KUNIT_EXPECT_LT(test, ram->r[i - 1].end, r->start);
+		if (first < end) {
+			KUNIT_EXPECT_TRUE(test, page_is_ram(first));
+			KUNIT_EXPECT_TRUE(test, page_is_ram(end - 1));
+		}
+		if (first && IS_ALIGNED(r->start, PAGE_SIZE))
+			KUNIT_EXPECT_FALSE(test, page_is_ram(first - 1));
+		if (IS_ALIGNED(r->end, PAGE_SIZE))
+			KUNIT_EXPECT_FALSE(test, page_is_ram(end));
+		total += r->end - r->start;
+	}
+	rcu_read_unlock();
+	/* all of the guest's memory, and what firmware kept of it */
+	KUNIT_EXPECT_GE(test, total, (u64)totalram_pages() << PAGE_SHIFT);
+	/* the kernel's own memory is RAM, the VGA hole is not */
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_TRUE(test, softhca_hw_is_ram(hw, virt_to_phys(buf), 64));
+	KUNIT_EXPECT_FALSE(test, softhca_hw_is_ram(hw, VGA_HOLE, 8));
+}
+
 static struct kunit_case softhca_hw_dma_cases[] = {
+	KUNIT_CASE(ram_covers_test),
+	KUNIT_CASE(ram_copy_matches_kernel_test),
 	KUNIT_CASE(pas_addr_inside_test),
 	KUNIT_CASE(pas_addr_outside_test),
 	KUNIT_CASE(dma_rw_test),
