@@ -138,7 +138,9 @@ wait_listen_ns() {
 # The server starts in its namespace on its device, the client in its own
 # once the server listens; both succeed and the client's output shows the
 # run (pingpong: "iters in" on both, no invalid data; perftest: a result
-# row with the iterations and a positive figure).
+# row with the iterations and a positive figure: the average bandwidth, or
+# for the 8-byte atomics, whose MB/s rounds to 0.00 below 625 a second,
+# as on the debug kernel's wire, the message rate).
 two_sided() {
 	local name=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
 	local ok=$9 tool=${10} slog=$LOGS/$GROUP.$1.server.log
@@ -176,7 +178,7 @@ two_sided() {
 		;;
 	perftest:*)
 		[ $rc -eq 0 ] && [ $src -eq 0 ] &&
-			awk -v n="${ok#perftest:}" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $2 == n && $4 > 0 {ok=1}
+			awk -v n="${ok#perftest:}" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ && $2 == n && ($4 > 0 || $5 > 0) {ok=1}
 				END {exit !ok}' "$clog"
 		;;
 	esac
