@@ -12,7 +12,10 @@
 #   make vm-test    the VM integration tests only
 #   make vm-test-debug  the VM tests on the debug kernel (KASAN, lockdep,
 #                   kmemleak, UBSAN, fault injection; built from
-#                   linux-source-6.1, the kernel KUnit runs in too)
+#                   linux-source-6.1, the kernel KUnit runs in too): the
+#                   groups make test runs there
+#   make vm-test-debug-all  the whole VM suite on it (but t90, the Debian
+#                   packages; about 35 minutes)
 #   make debug-kernel   build (or reuse) that kernel
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest (and NVMe/RDMA) on softhca vs rxe in one VM
@@ -48,7 +51,7 @@ export SOFTHCA_KSERIES := $(KSERIES)
 endif
 
 .PHONY: all module provider deps kernel demo test lint kunit vm-test \
-	vm-test-debug debug-kernel module-debug host-test bench shell \
+	vm-test-debug vm-test-debug-all debug-kernel module-debug host-test bench shell \
 	htmldocs install deb clean distclean
 
 all: module provider
@@ -88,6 +91,9 @@ vm-test: all
 
 vm-test-debug: provider module-debug
 	@SOFTHCA_VM_KERNEL=debug tests/vm-tests.sh
+
+vm-test-debug-all: provider module-debug
+	@tests/vm-tests-debug-all.sh
 
 host-test: provider
 	@tests/host-tests.sh

@@ -90,7 +90,7 @@ if [ ${#sel[@]} -gt 0 ]; then
 	softhca_heavy_lock	# vm-run.sh's, taken here: waiting is not timed
 	softhca_progress_start "$key" "VM tests ($kname kernel)" checks "" \
 		"grep -c '^[PF]' '$out/results'"
-	"$SOFTHCA_TOP/scripts/vm-run.sh" -t 2400 -o "$out" \
+	"$SOFTHCA_TOP/scripts/vm-run.sh" -t "${SOFTHCA_VM_TIMEOUT:-2400}" -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \
 		-e "SOFTHCA_VM_TAG=$tag" \
 		"$SOFTHCA_TOP/tests/vm/run-guest.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-kernels: debian debug
 # NVMe over RDMA in one VM, through softhca0 (issue 10): an nvmet target
 # (configfs, nvmet-rdma) exporting a memory-backed null_blk namespace on
 # the address of softhca0's netdev, and the nvme-rdma host connected to
