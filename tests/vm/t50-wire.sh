@@ -423,7 +423,9 @@ expect_eq forged-ack.pingpong-after "$crc $? $(grep -c 'iters in' "$clog" "$slog
 # and grows on ACKs, so the queue drops a few frames per back-off, not a
 # window's worth. ib_write_bw of 200 x 64 KiB must complete with fewer
 # than one frame in 10 dropped (measured: 157 of 3590 sent, 15 resends;
-# with the whole window sent at once, 93233 of 108021).
+# with the whole window sent at once, 93233 of 108021). At least its 3200
+# frames (16 a message) leave: on the debug kernel the sender stays below
+# the queue's rate, and all 3200 went without a drop.
 tc qdisc add dev veth60 root netem rate 100mbit limit 30
 tx0=$(counter softhca60 tx_packets)
 re0=$(counter softhca60 retransmits)
@@ -436,7 +438,7 @@ re1=$(counter softhca60 retransmits)
 logmap bottleneck-few-drops "$LOGS/$GROUP.bottleneck.log"
 echo "frames sent $((tx1 - tx0)), dropped by the queue ${bottleneck_drops:-?}, retransmits $((re1 - re0))" \
 	> "$LOGS/$GROUP.bottleneck.log"
-if [ -n "$bottleneck_drops" ] && [ $((tx1 - tx0)) -gt 3200 ] &&
+if [ -n "$bottleneck_drops" ] && [ $((tx1 - tx0)) -ge 3200 ] &&
 	[ $((bottleneck_drops * 10)) -lt $((tx1 - tx0)) ]; then
 	pass bottleneck-few-drops
 else
