@@ -15,7 +15,7 @@
 #                   linux-source-6.1, the kernel KUnit runs in too): the
 #                   groups make test runs there
 #   make vm-test-debug-all  the whole VM suite on it (but t90, the Debian
-#                   packages; about 35 minutes)
+#                   packages; about 40 minutes)
 #   make debug-kernel   build (or reuse) that kernel
 #   make host-test  the provider's host unit tests only
 #   make bench      perftest (and NVMe/RDMA) on softhca vs rxe in one VM

@@ -16,8 +16,10 @@
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/debug_locks.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
@@ -910,9 +912,51 @@ static void ram_copy_matches_kernel_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, softhca_hw_is_ram(hw, VGA_HOLE, 8));
 }
 
+/*
+ * The wire's receive path checks addresses in softirq context. The card
+ * used to ask the resource tree, whose lock process context takes for
+ * writing with softirqs on: lockdep (on the debug kernel KUnit boots)
+ * reported it and turned itself off. The same check from a tasklet must
+ * leave lockdep on.
+ */
+struct ram_in_softirq {
+	struct tasklet_struct tasklet;
+	struct softhca_hw *hw;
+	u64 addr;
+	bool ok;
+	struct completion done;
+};
+
+static void ram_in_softirq_fn(struct tasklet_struct *t)
+{
+	struct ram_in_softirq *r = from_tasklet(r, t, tasklet);
+
+	r->ok = softhca_hw_is_ram(r->hw, r->addr, 64);
+	complete(&r->done);
+}
+
+static void ram_check_in_softirq_test(struct kunit *test)
+{
+	struct ram_in_softirq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_TRUE_MSG(test, debug_locks, "lockdep was off already");
+	r->hw = softhca_test_plug(test);
+	r->addr = virt_to_phys(r);
+	init_completion(&r->done);
+	tasklet_setup(&r->tasklet, ram_in_softirq_fn);
+	tasklet_schedule(&r->tasklet);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->done, 10 * HZ));
+	tasklet_kill(&r->tasklet);
+	KUNIT_EXPECT_TRUE(test, r->ok);
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep reported (and turned off)");
+}
+
 static struct kunit_case softhca_hw_dma_cases[] = {
 	KUNIT_CASE(ram_covers_test),
 	KUNIT_CASE(ram_copy_matches_kernel_test),
+	KUNIT_CASE(ram_check_in_softirq_test),
 	KUNIT_CASE(pas_addr_inside_test),
 	KUNIT_CASE(pas_addr_outside_test),
 	KUNIT_CASE(dma_rw_test),
