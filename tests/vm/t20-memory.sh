@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debian
+# vm-kernels: debian debug
 # Memory, CQs and interrupts: PDs, MRs (block size and PAS size checked
 # against the physical layout), CQ create/destroy churn on every completion
 # vector, dbrec page sharing, malformed input, UAR mmap, the async EQ's

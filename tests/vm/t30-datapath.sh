@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debian debian13
+# vm-kernels: debian debian13 debug
 # QPs and the data path: the C++ verbs checks, ibv_rc_pingpong and
 # ibv_uc_pingpong in their modes, perftest, syscall-free posting while the
 # engine is busy, and a clean teardown. Server and client run in this VM

@@ -2444,34 +2444,62 @@ long kernel_pds()
 	return n;
 }
 
+/*
+ * Allocate PDs until the card (or the rdma cgroup) refuses: the count must
+ * be @want (the card's max_pd less ib_core's own when @want < 0) and every
+ * refusal @err. Two threads allocate and free, as two callers may: each
+ * PD is a command to the card (ALLOC_PD, DEALLOC_PD), and two can be in
+ * flight on the command queue, which halves the check's time on the debug
+ * kernel (65534 PDs). Neither frees before both are refused, so the count
+ * is the limit's.
+ */
 void test_pd_limit(const std::string &name, long want, int err)
 {
 	Dev d;
-	std::vector<ibv_pd *> pds;
 	ibv_device_attr da = {};
-	int got_err = 0;
+	constexpr int kThreads = 2;
+	std::array<std::vector<ibv_pd *>, kThreads> pds;
+	std::array<int, kThreads> got_err = {};
 
 	if (want < 0) {
 		/* all the card has, but the PDs of ib_core's own clients */
 		ibv_query_device(d.ctx, &da);
 		want = da.max_pd - kernel_pds();
 	}
-	for (;;) {
-		ibv_pd *pd = ibv_alloc_pd(d.ctx);
-		if (!pd) {
-			got_err = errno;
-			break;
-		}
-		pds.push_back(pd);
-	}
+	std::vector<std::thread> th;
+	for (int t = 0; t < kThreads; t++)
+		th.emplace_back([&, t] {
+			for (;;) {
+				ibv_pd *pd = ibv_alloc_pd(d.ctx);
+				if (!pd) {
+					got_err[t] = errno;
+					break;
+				}
+				pds[t].push_back(pd);
+			}
+		});
+	for (auto &t : th)
+		t.join();
 	/* Dev holds one PD already */
-	long n = static_cast<long>(pds.size()) + 1;
-	printf("  %ld PDs, then %s\n", n, strerror(got_err));
-	result(n == want && got_err == err, name,
-	       str(n) + " PDs (want " + str(want) + "), then " +
-		       strerror(got_err));
-	for (ibv_pd *pd : pds)
-		ibv_dealloc_pd(pd);
+	long n = 1;
+	std::string errs;
+	bool all_err = true;
+	for (int t = 0; t < kThreads; t++) {
+		n += static_cast<long>(pds[t].size());
+		errs += std::string(t ? ", " : "") + strerror(got_err[t]);
+		all_err = all_err && got_err[t] == err;
+	}
+	printf("  %ld PDs, then %s\n", n, errs.c_str());
+	result(n == want && all_err, name,
+	       str(n) + " PDs (want " + str(want) + "), then " + errs);
+	th.clear();
+	for (int t = 0; t < kThreads; t++)
+		th.emplace_back([&, t] {
+			for (ibv_pd *pd : pds[t])
+				ibv_dealloc_pd(pd);
+		});
+	for (auto &t : th)
+		t.join();
 }
 
 /* ---- the wake-up file ---------------------------------------------- */
