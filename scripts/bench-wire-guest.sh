@@ -23,11 +23,22 @@
 # SOFTHCA_BENCH_RUNS times (3), the pairs taking turns; the client
 # writes the medians to $SOFTHCA_OUT/bench-wire.txt, the figures of
 # every run to $SOFTHCA_OUT/<test>-<pair>.lines. SOFTHCA_BENCH_WIRE_TESTS
-# picks tests (write_bw send_bw send_lat write_lat, the default).
+# picks tests (link write_bw send_bw send_lat write_lat, the default).
+#
+# "link" measures each link itself, no RDMA device on the way: qperf's
+# TCP bandwidth (64 KiB messages) and UDP latency (2 bytes, half the
+# round trip, as perftest's latencies are), and half of ping's round trip
+# (16-byte ICMP echoes, flooded: the peer's kernel answers each in its
+# softirq, the nearest to the bare link's round trip a tool here
+# measures). A's qperf server runs
+# from the start. Under the table the client prints what the targets ask
+# of the link: 3 times rxe's bandwidth against the link's TCP bandwidth,
+# half rxe's latency against the link's.
 export RDMAV_DRIVERS=$SOFTHCA_TOP/build/userspace/libsofthca
 role=${SOFTHCA_BENCH_WIRE_ROLE:-}
 runs=${SOFTHCA_BENCH_RUNS:-3}
-tests=${SOFTHCA_BENCH_WIRE_TESTS:-write_bw send_bw send_lat write_lat}
+tests=${SOFTHCA_BENCH_WIRE_TESTS:-link write_bw send_bw send_lat write_lat}
+link_s=${SOFTHCA_BENCH_LINK_S:-5}	# each qperf run's seconds
 res=$SOFTHCA_OUT/bench-wire.txt
 ctl_port=18600
 pairs=(softhca rxe mixed)
@@ -140,6 +151,10 @@ if [ "$role" = server ]; then
 		done
 		return 1
 	}
+	# the links' own figures (the client's "link" test): qperf's server
+	# on its default port, 19765, every address
+	qperf > "$SOFTHCA_OUT/qperf-server.log" 2>&1 &
+	qpid=$!
 	coproc CTL { exec busybox nc -l -p $ctl_port; }
 	log "listening on port $ctl_port"
 	# the first read waits for B to boot; the others for a run (at most
@@ -157,7 +172,7 @@ if [ "$role" = server ]; then
 	done
 	reap
 	counters
-	kill "$CTL_PID" 2>/dev/null
+	kill "$CTL_PID" "$qpid" 2>/dev/null
 	log "done"
 	exit 0
 fi
@@ -210,6 +225,37 @@ measure() {
 	done
 }
 
+# link_one <pair>: the figures of one run on that pair's link, no RDMA
+# device on the way: "<TCP MB/s> <UDP latency us> <ICMP half round trip
+# us>" (MB as perftest's, 2^20 bytes; "-" for a figure that failed)
+link_one() {
+	local a=${net[$1]}.1 bw lat rtt
+	bw=$(timeout 120 qperf "$a" -uu -t "$link_s" -m 64K tcp_bw 2>&1 |
+		awk '$1 == "bw" {printf "%.2f", $3 / 1048576}')
+	lat=$(timeout 120 qperf "$a" -uu -t "$link_s" -m 2 udp_lat 2>&1 |
+		awk '$1 == "latency" {printf "%.1f", $3 / 1000}')
+	# flood: the next echo as soon as the last is answered, a link kept
+	# busy as perftest's latency tests keep it (with pauses between
+	# echoes, each finds the VMs idle and takes longer); "rtt
+	# min/avg/max/mdev = 0.301/0.412/1.2/0.1 ms": the average, halved
+	rtt=$(timeout 120 ping -q -f -c 2000 -s 16 "$a" 2>&1 |
+		awk -F/ '/^rtt/ {printf "%.1f", $5 * 1000 / 2}')
+	echo "${bw:--} ${lat:--} ${rtt:--}"
+}
+
+# measure_link: link_one on every pair, the pairs taking turns
+measure_link() {
+	local i p
+	for p in "${pairs[@]}"; do
+		: > "$SOFTHCA_OUT/link-$p.lines"
+	done
+	for ((i = 0; i < runs; i++)); do
+		for p in "${pairs[@]}"; do
+			link_one "$p" >> "$SOFTHCA_OUT/link-$p.lines"
+		done
+	done
+}
+
 median() {
 	sort -g | awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : "-")}'
 }
@@ -234,6 +280,7 @@ row() {
 
 for t in $tests; do
 	case $t in
+	link) measure_link ;;
 	write_bw) measure "$t" ib_write_bw -s 65536 -n 2000 ;;
 	send_bw) measure "$t" ib_send_bw -s 65536 -n 2000 ;;
 	send_lat) measure "$t" ib_send_lat -s 2 -n 2000 ;;
@@ -252,6 +299,11 @@ counters
 } | tee "$res"
 for t in $tests; do
 	case $t in
+	link)
+		row "link: qperf tcp_bw 64KiB" "$t" 1 MB/s higher "none: no RDMA"
+		row "link: qperf udp_lat 2B" "$t" 2 usec lower "none: no RDMA"
+		row "link: ping, half the RTT" "$t" 3 usec lower "none: no RDMA"
+		;;
 	write_bw) row "ib_write_bw 64KiB average" "$t" 4 MB/s higher ">= 3" ;;
 	send_bw) row "ib_send_bw 64KiB average" "$t" 4 MB/s higher ">= 3" ;;
 	send_lat)
@@ -264,4 +316,31 @@ for t in $tests; do
 		;;
 	esac
 done
+# what the targets ask of the link: softhca<->softhca at 3 times
+# rxe<->rxe's bandwidth, at half its latency, against what the link
+# itself carries (rxe's link: the same kind as softhca's, measured too)
+if [[ " $tests " == *" link "* ]]; then
+	lbw=$(fig link rxe 1)
+	llat=$(fig link rxe 2)
+	lrtt=$(fig link rxe 3)
+	{
+		echo "what the targets ask of the link (rxe's; softhca's is the same kind):"
+		for t in write_bw send_bw; do
+			[[ " $tests " == *" $t "* ]] || continue
+			r=$(fig "$t" rxe 4)
+			awk -v t="$t" -v r="$r" -v l="$lbw" 'BEGIN {
+				if (r > 0 && l > 0)
+					printf "  ib_%s: 3 x rxe = %.1f MB/s; the link carries %.1f MB/s over TCP (%.2f of the target)\n", t, 3 * r, l, l / (3 * r)
+			}'
+		done
+		for t in send_lat write_lat; do
+			[[ " $tests " == *" $t "* ]] || continue
+			r=$(fig "$t" rxe 5)
+			awk -v t="$t" -v r="$r" -v l="$llat" -v p="$lrtt" 'BEGIN {
+				if (r > 0 && l > 0)
+					printf "  ib_%s: rxe / 2 = %.1f us; the link: UDP %.1f us, ICMP half round trip %.1f us\n", t, r / 2, l, p
+			}'
+		done
+	} | tee -a "$res"
+fi
 [ $ctl_ok = 1 ]

@@ -20,8 +20,10 @@
 #
 # The table is .cache/bench-wire/bench-wire.txt; each VM's files are in
 # .cache/bench-wire/server and client. SOFTHCA_BENCH_RUNS (3): runs of
-# each figure; SOFTHCA_BENCH_WIRE_TESTS: the tests (default write_bw
-# send_bw send_lat write_lat); SOFTHCA_BENCH_WIRE_TIMEOUT (1800): each
+# each figure; SOFTHCA_BENCH_WIRE_TESTS: the tests (default link
+# write_bw send_bw send_lat write_lat; link: each link's own TCP bandwidth
+# and UDP and ICMP latency, qperf and ping, SOFTHCA_BENCH_LINK_S seconds
+# a qperf run); SOFTHCA_BENCH_WIRE_TIMEOUT (1800): each
 # VM's timeout in seconds; SOFTHCA_BENCH_MODPARAMS: softhca module
 # parameters both VMs set before the runs, for experiments (e.g.
 # "engine_spin_us=0 engine_poll_gap_us=50"). Exit status: the client VM's (vm-run.sh), or
@@ -76,7 +78,8 @@ vm() {
 	args=(-t "$timeout_s" -o "$top/$2" -e "SOFTHCA_BENCH_WIRE_ROLE=$2"
 		-e "SOFTHCA_BENCH_WIRE_MACS=$(macs "$1")"
 		-e "SOFTHCA_BENCH_MODPARAMS=${SOFTHCA_BENCH_MODPARAMS:-}" -e "SOFTHCA_BENCH_RUNS=${SOFTHCA_BENCH_RUNS:-3}"
-		-e "SOFTHCA_BENCH_WIRE_TESTS=${SOFTHCA_BENCH_WIRE_TESTS:-write_bw send_bw send_lat write_lat}"
+		-e "SOFTHCA_BENCH_WIRE_TESTS=${SOFTHCA_BENCH_WIRE_TESTS:-link write_bw send_bw send_lat write_lat}"
+		-e "SOFTHCA_BENCH_LINK_S=${SOFTHCA_BENCH_LINK_S:-5}"
 		"$SOFTHCA_TOP/scripts/bench-wire-guest.sh")
 }
 

@@ -17,6 +17,7 @@ to build the HTML documentation (make htmldocs)	python3-sphinx
 to make the Debian 13 guest's root file system (trixie)	mmdebstrap debian-archive-keyring
 to boot the test VM and run verbs tools in it	qemu-system-x86 qemu-system-data busybox-static iproute2 strace rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest python3-pyverbs
 to capture and decode RoCEv2 on the test VM's wire	tcpdump tshark iputils-ping
+to measure make bench's wire links themselves (TCP, UDP)	qperf
 to build and check the Debian packages (make deb) and install them in the VM	dkms dh-dkms debhelper lintian
 for NVMe over RDMA in the test VM (nvme-rdma, nvmet-rdma, fio verify)	nvme-cli fio"
 
