@@ -2466,20 +2466,24 @@ void test_pd_limit(const std::string &name, long want, int err)
 		ibv_query_device(d.ctx, &da);
 		want = da.max_pd - kernel_pds();
 	}
-	std::vector<std::thread> th;
-	for (int t = 0; t < kThreads; t++)
-		th.emplace_back([&, t] {
-			for (;;) {
-				ibv_pd *pd = ibv_alloc_pd(d.ctx);
-				if (!pd) {
-					got_err[t] = errno;
-					break;
-				}
-				pds[t].push_back(pd);
+	/* fn(t) on each of the threads at once, until all return */
+	auto on_threads = [](const std::function<void(int)> &fn) {
+		std::vector<std::thread> th;
+		for (int t = 0; t < kThreads; t++)
+			th.emplace_back(fn, t);
+		for (auto &t : th)
+			t.join();
+	};
+	on_threads([&](int t) {
+		for (;;) {
+			ibv_pd *pd = ibv_alloc_pd(d.ctx);
+			if (!pd) {
+				got_err[t] = errno;
+				break;
 			}
-		});
-	for (auto &t : th)
-		t.join();
+			pds[t].push_back(pd);
+		}
+	});
 	/* Dev holds one PD already */
 	long n = 1;
 	std::string errs;
@@ -2492,14 +2496,10 @@ void test_pd_limit(const std::string &name, long want, int err)
 	printf("  %ld PDs, then %s\n", n, errs.c_str());
 	result(n == want && all_err, name,
 	       str(n) + " PDs (want " + str(want) + "), then " + errs);
-	th.clear();
-	for (int t = 0; t < kThreads; t++)
-		th.emplace_back([&, t] {
-			for (ibv_pd *pd : pds[t])
-				ibv_dealloc_pd(pd);
-		});
-	for (auto &t : th)
-		t.join();
+	on_threads([&](int t) {
+		for (ibv_pd *pd : pds[t])
+			ibv_dealloc_pd(pd);
+	});
 }
 
 /* ---- the wake-up file ---------------------------------------------- */
