@@ -12,7 +12,7 @@
 # names in tests/expected-checks.txt: for this run it must report the
 # checks it reports there (its vm.<group>.* names as vmdbg.<group>.*),
 # through a manifest made from the committed one (SOFTHCA_MANIFEST, see
-# tests/manifest.sh). About 40 minutes on 2 cores; the VM's timeout is
+# tests/manifest.sh). About 29 minutes on 2 cores; the VM's timeout is
 # SOFTHCA_VM_TIMEOUT (default here 5400 s).
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
