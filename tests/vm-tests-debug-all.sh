@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # "make vm-test-debug-all": the whole VM suite in one boot of the debug
-# kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection), whatever
-# the groups' "# vm-kernels:" lines say (today every group but t90 names
-# debug there, so "make test" runs the same set in its debug boot).
+# kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection), not only the
+# groups whose "# vm-kernels:" line names it (those "make test" runs
+# there; the others do not fit its cold budget, Documentation/testing.rst).
 # Every group but t90-packages, which installs the Debian packages and
 # builds the module with DKMS against the headers of the Debian kernel
 # booted: the debug kernel is no Debian package and has none.
@@ -12,7 +12,7 @@
 # names in tests/expected-checks.txt: for this run it must report the
 # checks it reports there (its vm.<group>.* names as vmdbg.<group>.*),
 # through a manifest made from the committed one (SOFTHCA_MANIFEST, see
-# tests/manifest.sh). About 29 minutes on 2 cores; the VM's timeout is
+# tests/manifest.sh). About 40 minutes on 2 cores; the VM's timeout is
 # SOFTHCA_VM_TIMEOUT (default here 5400 s).
 set -uo pipefail
 . "$(dirname "$0")/../scripts/config.sh"
