@@ -234,7 +234,7 @@ strace_run() {
 # (8103 calls). What is checked there is the provider: while the engine
 # polls, a post is no call.
 engine_params="engine_poll_gap_us=1000000"
-[ "$PREFIX" = vmdbg ] && engine_params+=" engine_spin_us=1000000 engine_backoff_us=0"
+on_debug_kernel && engine_params+=" engine_spin_us=1000000 engine_backoff_us=0"
 saved=
 for p in $engine_params; do
 	f=/sys/module/softhca/parameters/${p%%=*}

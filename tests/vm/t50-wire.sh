@@ -90,12 +90,13 @@ modprobe rdma_rxe
 modprobe sch_netem
 ip netns add sa
 ip netns add sb
-# An anchor in each namespace: a sleep whose /proc/<pid>/net shows the
+# An anchor in each namespace, for as long as t50 runs (killed at the
+# end): a sleep whose /proc/<pid>/net shows the
 # namespace's sockets to this shell (ip netns exec execs the command in
 # the process it was started as).
 declare -A anchor
 for ns in sa sb; do
-	ip netns exec $ns sleep 3600 &
+	ip netns exec $ns sleep infinity &
 	anchor[$ns]=$!
 done
 ip -n sa link set lo up
