@@ -184,15 +184,16 @@ strace_calls() {
 # The count is that of a 10000-iteration run less a 10-iteration one, so
 # what a run costs before its first iteration (opening the device, the TCP
 # exchange, the setup: about 450 calls with rdma-core 44 or 56) is not
-# counted: 9990 iterations must make fewer than 1000 system calls on
-# Debian's kernel. On the debug kernel, fewer than 2000: there the
-# engine's CPU is not its own. The kernel's threads (workers, RCU,
-# kmemleak, each paying KASAN and lockdep) take turns on CPU 1, and each
-# turn sets the engine aside: it says IDLE, as it must (a poster never
-# waits on a preempted engine), and the post that meets it rings. A cold
-# "make test", the host's lint running beside the VM, counted 1060 calls
-# there (it had passed below 1000 before). Both limits are far below
-# the 8103 calls of a run whose every post rang (below).
+# counted: 9990 iterations must make fewer than 2000 system calls (a
+# fifth of the iterations), on every kernel. Each turn another thread
+# takes on the engine's CPU sets the engine aside: it says IDLE, as it
+# must (a poster never waits on a preempted engine), and the post that
+# meets it rings. So the count follows the load, in the guest and on the
+# host: 100 to 300 on Debian's kernel with the host idle, 889 in a cold
+# "make test" (the debug kernel building beside the VM, at nice 19); on
+# the debug kernel (its threads paying KASAN and lockdep) 680 to 1060.
+# The bound is far below the 8103 calls of a run whose every post rang
+# (below), and above every working run seen.
 clog=$LOGS/$GROUP.strace.client.log
 logmap syscalls-far-fewer-than-iterations "$clog"
 : > "$clog"
@@ -249,8 +250,7 @@ done
 taskset -pc "0-$(($(nproc) - 1))" "$engine" >>"$clog" 2>&1
 echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
 # both runs went to the end, strace counted, and the difference is low
-limit=1000
-on_debug_kernel && limit=2000
+limit=2000
 echo "limit: $limit" >> "$clog"
 if [ -n "$calls" ] && [ -n "$base" ] && [ "$(grep -c 'iters in' "$clog")" -eq 2 ] &&
    [ $((calls - base)) -lt $limit ]; then
