@@ -191,7 +191,7 @@ strace_calls() {
 # meets it rings. So the count follows the load, in the guest and on the
 # host: 100 to 300 on Debian's kernel with the host idle, 889 in a cold
 # "make test" (the debug kernel building beside the VM, at nice 19); on
-# the debug kernel (its threads paying KASAN and lockdep) 680 to 1060.
+# the debug kernel (its threads paying KASAN and lockdep) 530 to 1060.
 # The bound is far below the 8103 calls of a run whose every post rang
 # (below), and above every working run seen.
 clog=$LOGS/$GROUP.strace.client.log
