@@ -120,6 +120,19 @@ wait_for() {
 	return 1
 }
 
+# wait_gone <pid> <seconds>: wait until the process has ended (0; a child
+# not yet waited for, a zombie, has), or the time is up (1).
+wait_gone() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -r "/proc/$1/status" ] &&
+			! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null ||
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Readiness, never time: wait for the condition, with a generous timeout,
 # and give up at once when the process that should bring it about is gone.
 READY_TIMEOUT=${READY_TIMEOUT:-120}

@@ -131,6 +131,14 @@ run_two() {
 			[ $src -eq 0 ] && src=1
 		fi
 	else
+		# A client that failed may leave its server waiting for a peer
+		# that is gone (rdma_cm's perftest server after the client's
+		# clock calibration failed): it gets 10 s to end, then is
+		# stopped, not left to its timeout.
+		if [ $rc -ne 0 ] && ! wait_gone $spid 10; then
+			echo "the server outlived the failed client; stopped" >> "$clog"
+			kill $spid 2>/dev/null
+		fi
 		wait $spid
 		src=$?
 	fi
