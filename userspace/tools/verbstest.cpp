@@ -77,22 +77,40 @@ double now_ms()
 		.count();
 }
 
-/* Memory registered on a PD, filled with a pattern. */
+/*
+ * Memory registered on a PD, filled with a pattern. Huge: on 2 MiB
+ * boundaries and backed by transparent huge pages where the kernel has
+ * them, for a buffer that only has to be large (faulting in 1 GiB of
+ * 4 KiB pages took 12 to 17 s on the debug kernel).
+ */
 struct Buf {
+	static constexpr size_t kHuge = 2UL << 20;
 	uint8_t *p = nullptr;
 	size_t len = 0;
 	ibv_mr *mr = nullptr;
+	void *map = nullptr;
+	size_t maplen = 0;
 
-	Buf(ibv_pd *pd, size_t n, int access)
+	enum class Pages { kSmall, kHuge };
+
+	Buf(ibv_pd *pd, size_t n, int access, Pages pages = Pages::kSmall)
 	{
 		len = n;
-		p = static_cast<uint8_t *>(
-			mmap(nullptr, n, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-		if (p == MAP_FAILED) {
+		maplen = pages == Pages::kHuge ? n + kHuge : n;
+		map = mmap(nullptr, maplen, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED) {
 			perror("mmap");
 			exit(2);
 		}
+		uintptr_t at = reinterpret_cast<uintptr_t>(map);
+
+		if (pages == Pages::kHuge) {
+			at = (at + kHuge - 1) & ~(kHuge - 1);
+			/* a hint: without huge pages the buffer is the same */
+			madvise(reinterpret_cast<void *>(at), n, MADV_HUGEPAGE);
+		}
+		p = reinterpret_cast<uint8_t *>(at);
 		memset(p, 0, n);
 		mr = ibv_reg_mr(pd, p, n, access);
 		if (!mr) {
@@ -103,7 +121,7 @@ struct Buf {
 	~Buf()
 	{
 		ibv_dereg_mr(mr);
-		munmap(p, len);
+		munmap(map, maplen);
 	}
 	uint64_t addr(size_t off = 0) const
 	{
@@ -1646,7 +1664,7 @@ void test_large()
 		}
 	result(ok, "rc.write-256-mib", why);
 	/* three 1 GiB SGEs (the same memory) exceed the 2 GiB message size */
-	Buf big(d.pd, 1UL << 30, IBV_ACCESS_LOCAL_WRITE);
+	Buf big(d.pd, 1UL << 30, IBV_ACCESS_LOCAL_WRITE, Buf::Pages::kHuge);
 	ibv_sge s = { big.addr(), 1U << 30, big.mr->lkey };
 	post_send(p.a, IBV_WR_RDMA_WRITE, { s, s, s }, 2, IBV_SEND_SIGNALED,
 		  b.addr(), b.mr->rkey);
