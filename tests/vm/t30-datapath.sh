@@ -195,7 +195,12 @@ strace_calls() {
 # "make test" (the debug kernel building beside the VM, at nice 19); on
 # the debug kernel (its threads paying KASAN and lockdep) 530 to 1060.
 # The bound is far below the 8103 calls of a run whose every post rang
-# (below), and above every working run seen.
+# (below), and above every working run seen but one: 3674 on Debian's
+# kernel, its VM alone on a host doing nothing else that we ran (the
+# host is itself a VM; its CPUs come and go). So a count over the bound
+# is measured once more, and the check fails when both are over: a run
+# whose posts ring fails twice, a host that took the CPUs away for a
+# while does not fail it.
 clog=$LOGS/$GROUP.strace.client.log
 logmap syscalls-far-fewer-than-iterations "$clog"
 : > "$clog"
@@ -244,21 +249,34 @@ for p in $engine_params; do
 	saved+=" ${p%%=*}=$(cat "$f")"
 	echo "${p#*=}" > "$f"
 done
-calls=$(strace_run 10000)
-base=$(strace_run 10)
+limit=2000
+echo "limit: $limit" >> "$clog"
+counts=
+for try in 1 2; do
+	calls=$(strace_run 10000)
+	base=$(strace_run 10)
+	echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
+	counts+="${counts:+, then }${calls:-none} - ${base:-none}"
+	# both runs went to the end (a run that failed is not measured
+	# again), strace counted, and the difference is low
+	ok=0
+	if [ -n "$calls" ] && [ -n "$base" ] &&
+	   [ "$(grep -c 'iters in' "$clog")" -eq $((2 * try)) ]; then
+		[ $((calls - base)) -lt $limit ] && ok=1
+	else
+		break
+	fi
+	[ $ok -eq 1 ] && break
+	[ $try -eq 1 ] && echo "over the limit: measured once more" >> "$clog"
+done
 for p in $saved; do
 	echo "${p#*=}" > "/sys/module/softhca/parameters/${p%%=*}"
 done
 taskset -pc "0-$(($(nproc) - 1))" "$engine" >>"$clog" 2>&1
-echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
-# both runs went to the end, strace counted, and the difference is low
-limit=2000
-echo "limit: $limit" >> "$clog"
-if [ -n "$calls" ] && [ -n "$base" ] && [ "$(grep -c 'iters in' "$clog")" -eq 2 ] &&
-   [ $((calls - base)) -lt $limit ]; then
+if [ $ok -eq 1 ]; then
 	pass syscalls-far-fewer-than-iterations
 else
-	fail syscalls-far-fewer-than-iterations "calls ${calls:-none} - ${base:-none} (limit $limit)"
+	fail syscalls-far-fewer-than-iterations "calls $counts (limit $limit)"
 fi
 
 # The wake-up calls do wake the card: with engine_spin_us=0 the engine
