@@ -103,10 +103,15 @@ mac_to_guid() {
 		"${m[3]}" "${m[4]}" "${m[5]}"
 }
 
-# devinfo_field <dev> <field> [port-section-only]: a value from ibv_devinfo -v.
+# devinfo_pick <field>: the field's value in the ibv_devinfo -v output on
+# stdin.
+devinfo_pick() {
+	sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1
+}
+
+# devinfo_field <dev> <field>: a value from ibv_devinfo -v.
 devinfo_field() {
-	ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p" |
-		head -n 1
+	ibv_devinfo -v -d "$1" | devinfo_pick "$2"
 }
 
 # wait_for <seconds> <command...>: poll until the command succeeds.
@@ -115,19 +120,6 @@ wait_for() {
 	shift
 	for ((i = 0; i < t * 10; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_gone <pid> <seconds>: wait until the process has ended (0; a child
-# not yet waited for, a zombie, has), or the time is up (1).
-wait_gone() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -r "/proc/$1/status" ] &&
-			! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null ||
-			return 0
 		sleep 0.1
 	done
 	return 1

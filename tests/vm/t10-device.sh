@@ -41,7 +41,7 @@ check parent-modalias grep -qx platform:softhca /sys/class/infiniband/softhca0/d
 # all from one query (ibv_devinfo -v takes a second on the debug kernel).
 info=$(ibv_devinfo -v -d softhca0)
 echo "$info" > "$LOGS/$GROUP.devinfo.txt"
-field() { sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" <<< "$info" | head -n 1; }
+field() { devinfo_pick "$1" <<< "$info"; }
 expect_eq devinfo-transport "$(field transport)" "InfiniBand (0)"
 expect_eq devinfo-fw-ver "$(field fw_ver)" "1.0.0"
 expect_eq devinfo-node-guid "$(field node_guid)" "$(mac_to_guid "$mac0")"

@@ -251,22 +251,17 @@ for p in $engine_params; do
 done
 limit=2000
 echo "limit: $limit" >> "$clog"
-counts=
+counts= ok=0
 for try in 1 2; do
 	calls=$(strace_run 10000)
 	base=$(strace_run 10)
 	echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
 	counts+="${counts:+, then }${calls:-none} - ${base:-none}"
 	# both runs went to the end (a run that failed is not measured
-	# again), strace counted, and the difference is low
-	ok=0
-	if [ -n "$calls" ] && [ -n "$base" ] &&
-	   [ "$(grep -c 'iters in' "$clog")" -eq $((2 * try)) ]; then
-		[ $((calls - base)) -lt $limit ] && ok=1
-	else
-		break
-	fi
-	[ $ok -eq 1 ] && break
+	# again) and strace counted
+	[ -n "$calls" ] && [ -n "$base" ] &&
+		[ "$(grep -c 'iters in' "$clog")" -eq $((2 * try)) ] || break
+	[ $((calls - base)) -lt $limit ] && { ok=1; break; }
 	[ $try -eq 1 ] && echo "over the limit: measured once more" >> "$clog"
 done
 for p in $saved; do
