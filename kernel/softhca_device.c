@@ -239,6 +239,14 @@ static void softhca_init_ibdev(struct softhca_dev *dev)
 	ibdev->dev.parent = softhca_hw_device(dev->hw);
 	/* 0 when the card has no F_PA MKEYs (and no IBK_LOCAL_DMA_LKEY) */
 	ibdev->local_dma_lkey = dev->reserved_lkey;
+	/*
+	 * A card that moderates CQ events lets ib_core's rdma_dim tune the
+	 * kernel CQs of ULPs (IB_POLL_SOFTIRQ and the workqueues) through
+	 * modify_cq, as mlx5 and erdma do: under load it raises fewer
+	 * interrupts, and it steps back to no moderation when load falls.
+	 */
+	ibdev->use_cq_dim = !!(dev->caps.cap_flags &
+			       SOFTHCA_CAP_CQ_MODERATION);
 	/* zero-WR posts are the provider's wake-up call */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);

@@ -139,6 +139,27 @@ kwake_engine() {
 }
 check kernel-posts-to-engine-by-default kwake_engine
 
+# rdma_dim moderates the kernel CQs softhca0 has while NVMe runs on it
+# (the card moderates, so softhca sets use_cq_dim, as mlx5 and erdma do):
+# the CQs of the NVMe queues, host and target, and the MAD layer's (all
+# ib_core's: the queues' come from its CQ pool) say adaptive-moderation
+# on. The check goes by owner, not by poll-ctx: iproute2 6.1 names the
+# kernel's poll contexts one off (IB_POLL_SOFTIRQ, 0, as "DIRECT"). Where
+# rdma_dim has moved the card's moderation by now (drv_mod_count,
+# drv_mod_period_us) is in the log.
+kernel_cqs_adaptive() {
+	local out cqs
+	out=$(rdma -dd resource show cq dev softhca0) || return 1
+	printf '%s\n' "$out"
+	cqs=$(printf '%s\n' "$out" | grep -E ' comm \[')
+	echo "kernel CQs: $(printf '%s\n' "$cqs" | grep -c .)," \
+		"without adaptive moderation: $(printf '%s\n' "$cqs" | grep -vc 'adaptive-moderation on')," \
+		"moderated by rdma_dim now: $(printf '%s\n' "$cqs" | grep -Evc 'drv_mod_count 0 |drv_mod_period_us 0 *$')"
+	[ "$(printf '%s\n' "$cqs" | grep -c 'adaptive-moderation on')" -ge 3 ] &&
+		! printf '%s\n' "$cqs" | grep -qv 'adaptive-moderation on'
+}
+check kernel-cqs-adaptive-moderation kernel_cqs_adaptive
+
 check disconnect sh -c "nvme disconnect -n $NQN | tee /dev/stderr | grep -q 'disconnected 1 controller'"
 check controller-gone wait_for 60 sh -c "! ls /sys/class/nvme/ 2>/dev/null | grep -q ."
 # nothing of the host is left on softhca0 (the target's listener only)
