@@ -185,11 +185,88 @@ except Exception:
     print("- -")
 EOF
 }
+# Where the two CPUs go during a run, per I/O: cpu_snap keeps each
+# thread's run time (schedstat, ns) and name, /proc/stat's total line and
+# the shell's children's times; cpu_per_io <dev> <before> <after> <fio
+# json> adds a line to fio-cpu-runs.txt: microseconds of CPU per I/O by
+# thread (fio; the kworkers; softhca's engine thread; ksoftirqd; the rest)
+# and the CPUs' idle time. fio has exited by the second snapshot: its time
+# is what the shell's children took meanwhile (the times builtin). The
+# kworkers are one class: the high-priority pool's workers run
+# nvmet-rdma's CQ polling (ib-comp-wq) and kblockd's work alike. The I/Os
+# of the window are fio's IOPS times its length, ramp included (the
+# multipath disk keeps no statistics). Debian's kernel has no IRQ time
+# accounting: an interrupt, and the softirqs run on its way out, count to
+# the thread they interrupted.
+cpu_tasks() {
+	awk 'FNR == 1 { f = FILENAME; sub(/schedstat$/, "comm", f)
+		c = "?"; getline c < f; close(f); gsub(/ /, "_", c)
+		split(FILENAME, p, "/"); print "task", p[5], c, $1 }' \
+		/proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null
+}
+# cpu_snap <file> pre|post: the CPUs' count and the children's times are
+# taken nearest the run (the threads' times hardly move outside it)
+cpu_snap() {
+	if [ "$2" = pre ]; then
+		{ cpu_tasks; head -1 /proc/stat; } > "$1"
+		times > "$1.times"
+	else
+		times > "$1.times"
+		{ head -1 /proc/stat; cpu_tasks; } > "$1"
+	fi
+}
+cpu_per_io() {
+	python3 - "$@" "$(nproc)" >> "$SOFTHCA_OUT/fio-cpu-runs.txt" <<'PY'
+import json, re, sys
+dev, before, after, fio, ncpu = sys.argv[1:6]
+def load(path):
+    cpu, tasks = None, {}
+    for line in open(path):
+        f = line.split()
+        if f[0] == "cpu":
+            cpu = [int(x) for x in f[1:]]
+        elif f[0] == "task" and len(f) == 4:
+            tasks[f[1]] = (f[2], int(f[3]))
+    return cpu, tasks
+def children_us(path):
+    # the times builtin's second line: the children's user and system time
+    user, system = open(path + ".times").read().split("\n")[1].split()
+    m = [re.fullmatch(r"(\d+)m([\d.]+)s", t) for t in (user, system)]
+    return sum((int(x[1]) * 60 + float(x[2])) * 1e6 for x in m)
+c0, t0 = load(before)
+c1, t1 = load(after)
+try:
+    iops = json.load(open(fio))["jobs"][0]["read"]["iops"]
+except Exception:
+    sys.exit(0)
+# /proc/stat counts USER_HZ (100) ticks of every CPU
+window_s = (sum(c1) - sum(c0)) / 100.0 / int(ncpu)
+ios = iops * window_s
+classes = [("kworkers", r"^kworker/"), ("engine", r"^softhca.*engine"),
+           ("ksoftirqd", r"^ksoftirqd/")]
+us = {"fio": children_us(after) - children_us(before)}
+us.update({name: 0.0 for name, _ in classes + [("other", "")]})
+for tid, (comm, ns) in t1.items():
+    # a thread born in the window ran only in it
+    cls = next((n for n, r in classes if re.search(r, comm)), "other")
+    us[cls] += (ns - t0.get(tid, (comm, 0))[1]) / 1000.0
+# /proc/stat in USER_HZ (100 per second): idle is the 4th field
+us["idle"] = (c1[3] - c0[3]) * 10000.0
+if ios > 0:
+    print(dev, f"ios={ios:.0f}", " ".join(f"{k}={v / ios:.0f}" for k, v in us.items()))
+PY
+}
 declare -A fio_iops fio_p99
 nsdev[local]=/dev/nullb2
+: > "$SOFTHCA_OUT/fio-cpu-runs.txt"
 for ((i = 1; i <= runs; i++)); do
 	for dev in softhca0 rxe0; do
-		[ -n "${nsdev[$dev]:-}" ] && fio_run $dev "$SOFTHCA_OUT/fio-$dev-$i.json"
+		[ -n "${nsdev[$dev]:-}" ] || continue
+		cpu_snap "$SOFTHCA_OUT/cpu-$dev-$i.0" pre
+		fio_run $dev "$SOFTHCA_OUT/fio-$dev-$i.json"
+		cpu_snap "$SOFTHCA_OUT/cpu-$dev-$i.1" post
+		cpu_per_io $dev "$SOFTHCA_OUT/cpu-$dev-$i.0" \
+			"$SOFTHCA_OUT/cpu-$dev-$i.1" "$SOFTHCA_OUT/fio-$dev-$i.json"
 	done
 done
 fio_run local "$SOFTHCA_OUT/fio-local.json"
@@ -205,6 +282,20 @@ row "NVMe/RDMA 4KiB randread qd16 IOPS" "${fio_iops[softhca0]}" "${fio_iops[rxe0
 row "NVMe/RDMA 4KiB randread p99" "${fio_p99[softhca0]}" "${fio_p99[rxe0]}" usec lower
 printf '%-34s %10s %10s %-6s %8s  (%s)\n' "local null_blk, no NVMe: IOPS" \
 	"${fio_iops[local]}" - IOPS - "fio and the block layer alone" | tee -a "$res"
+# the medians of each device's runs
+echo "CPU per NVMe I/O (us, median of the runs; idle: both CPUs' idle time):" | tee -a "$res"
+python3 - "$SOFTHCA_OUT/fio-cpu-runs.txt" <<'PY' | tee -a "$res"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    runs.setdefault(f[0], []).append(dict(kv.split("=") for kv in f[1:]))
+for dev, rs in runs.items():
+    keys = [k for k in rs[0] if k != "ios"]
+    med = {k: statistics.median(float(r[k]) for r in rs) for k in keys}
+    busy = sum(v for k, v in med.items() if k != "idle")
+    print(f"  {dev:8s} " + " ".join(f"{k} {med[k]:.0f}" for k in keys) + f" (busy {busy:.0f})")
+PY
 for dev in softhca0 rxe0; do
 	nvme disconnect -n "${nqn[$dev]}" >/dev/null
 done
