@@ -216,9 +216,10 @@ cpu_snap() {
 	fi
 }
 cpu_per_io() {
-	python3 - "$@" "$(nproc)" >> "$SOFTHCA_OUT/fio-cpu-runs.txt" <<'PY'
-import json, re, sys
-dev, before, after, fio, ncpu = sys.argv[1:6]
+	python3 - "$@" >> "$SOFTHCA_OUT/fio-cpu-runs.txt" <<'PY'
+import json, os, re, sys
+dev, before, after, fio = sys.argv[1:5]
+hz = os.sysconf("SC_CLK_TCK")  # /proc/stat's unit, per CPU
 def load(path):
     cpu, tasks = None, {}
     for line in open(path):
@@ -239,8 +240,8 @@ try:
     iops = json.load(open(fio))["jobs"][0]["read"]["iops"]
 except Exception:
     sys.exit(0)
-# /proc/stat counts USER_HZ (100) ticks of every CPU
-window_s = (sum(c1) - sum(c0)) / 100.0 / int(ncpu)
+# /proc/stat's total line counts the ticks of every CPU
+window_s = (sum(c1) - sum(c0)) / hz / os.cpu_count()
 ios = iops * window_s
 classes = [("kworkers", r"^kworker/"), ("engine", r"^softhca.*engine"),
            ("ksoftirqd", r"^ksoftirqd/")]
@@ -250,8 +251,8 @@ for tid, (comm, ns) in t1.items():
     # a thread born in the window ran only in it
     cls = next((n for n, r in classes if re.search(r, comm)), "other")
     us[cls] += (ns - t0.get(tid, (comm, 0))[1]) / 1000.0
-# /proc/stat in USER_HZ (100 per second): idle is the 4th field
-us["idle"] = (c1[3] - c0[3]) * 10000.0
+# idle is its 4th field
+us["idle"] = (c1[3] - c0[3]) * 1e6 / hz
 if ios > 0:
     print(dev, f"ios={ios:.0f}", " ".join(f"{k}={v / ios:.0f}" for k, v in us.items()))
 PY

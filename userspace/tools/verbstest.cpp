@@ -84,7 +84,7 @@ double now_ms()
  * 4 KiB pages took 12 to 17 s on the debug kernel).
  */
 struct Buf {
-	static constexpr size_t kHuge = 2UL << 20;
+	static constexpr size_t kHugePageSize = 2UL << 20;
 	uint8_t *p = nullptr;
 	size_t len = 0;
 	ibv_mr *mr = nullptr;
@@ -96,7 +96,7 @@ struct Buf {
 	Buf(ibv_pd *pd, size_t n, int access, Pages pages = Pages::kSmall)
 	{
 		len = n;
-		maplen = pages == Pages::kHuge ? n + kHuge : n;
+		maplen = pages == Pages::kHuge ? n + kHugePageSize : n;
 		map = mmap(nullptr, maplen, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (map == MAP_FAILED) {
@@ -106,7 +106,7 @@ struct Buf {
 		uintptr_t at = reinterpret_cast<uintptr_t>(map);
 
 		if (pages == Pages::kHuge) {
-			at = (at + kHuge - 1) & ~(kHuge - 1);
+			at = (at + kHugePageSize - 1) & ~(kHugePageSize - 1);
 			/* a hint: without huge pages the buffer is the same */
 			madvise(reinterpret_cast<void *>(at), n, MADV_HUGEPAGE);
 		}
