@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-kernels: debug
-# vm-seconds: 69
 # Fault injection (issue 12): every create path (context, PD, MR, CQ, QPs
 # of each type, SRQ, a QP on an SRQ, AH, the INIT to RTR transition, the
 # wake-up file) with each of its kernel allocations and user copies
@@ -76,7 +75,7 @@ echo "unregister_irq_proc remove_proc_entry ^name '(smp_affinity|affinity_hint|s
 #   with the driver's get_hw_stats; when that fails (softhca_get_hw_stats()
 #   with its buffer's allocation failed) it returns the error without
 #   freeing them. Seen once a "link" sample's spread reached that point
-#   (a cold run's t47 scan listed them: kmemleak found them late).
+#   (a debug run's t47 scan listed them: kmemleak found them late).
 cat >> "$SOFTHCA_OUT/allowed-leaks" <<'EOF'
 softhca-ctxfork copy_process
 softhca-faultte uverbs_alloc_api
