@@ -93,6 +93,7 @@ if [ ${#sel[@]} -gt 0 ]; then
 	"$SOFTHCA_TOP/scripts/vm-run.sh" -t "${SOFTHCA_VM_TIMEOUT:-2400}" -o "$out" \
 		-e "SOFTHCA_VM_TESTS=${sel[*]}" -e "SOFTHCA_PREFIX=$prefix" \
 		-e "SOFTHCA_VM_TAG=$tag" \
+		-e "SOFTHCA_VM_DEBUG_ALL=${SOFTHCA_VM_DEBUG_ALL:-}" \
 		"$SOFTHCA_TOP/tests/vm/run-guest.sh"
 	rc=$?
 	softhca_progress_stop ok

@@ -31,6 +31,19 @@ on_debug_kernel() {
 	[ "$PREFIX" = vmdbg ]
 }
 
+# debug_trim: the debug kernel's boot in "make test" (not "make
+# vm-test-debug-all", which sets SOFTHCA_VM_DEBUG_ALL=1 and runs every
+# check). A group leaves out there the checks that repeat a path the same
+# boot takes in another check (the long runs that wrap the queue counters
+# once more per opcode, perftest's opcodes once more over rdma_cm), that
+# check user space only (the provider's system calls), or that reach a
+# limit only through tens of thousands of objects (65534 PDs); their names
+# are not in the manifest's vmdbg part, and Debian's kernels run them all.
+# Why: the run's budget (Documentation/testing.rst, "The debug kernel").
+debug_trim() {
+	on_debug_kernel && [ -z "${SOFTHCA_VM_DEBUG_ALL:-}" ]
+}
+
 # logmap <case> <log>: the case's output is in <log>.
 logmap() {
 	echo "$PREFIX.$GROUP.$1 $2" >> "$SOFTHCA_OUT/logs.map"

@@ -47,10 +47,16 @@ check_tool sh -c "ulimit -l 1024 && exec setpriv --reuid=65534 --regid=65534 --c
 check_tool "$T" softhca0 mmap
 check_tool "$T" softhca0 restrack
 check_tool "$T" softhca0 cmd-irq 50
-# the card's own PD limit, reported as max_pd, holds exactly
-gid=$(ibv_devinfo -v -d softhca0 |
-	sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.2.0.1, RoCE v2.*/\1/p')
-check_tool timeout 600 "$BIN/softhca-verbstest" softhca0 "${gid:-0}" pd-max
+# the card's own PD limit, reported as max_pd, holds exactly (65534 PDs:
+# 18 s on Debian's kernel, about 250 s on the debug kernel, where
+# debug_trim leaves it out: the card's table end is reached on Debian's
+# kernels only; on the debug kernel t40 runs a PD count into the rdma
+# cgroup's limit, ib_core's charge)
+if ! debug_trim; then
+	gid=$(ibv_devinfo -v -d softhca0 |
+		sed -n 's/.*GID\[ *\([0-9]*\)\].*::ffff:10.2.0.1, RoCE v2.*/\1/p')
+	check_tool timeout 600 "$BIN/softhca-verbstest" softhca0 "${gid:-0}" pd-max
+fi
 
 # Nothing is left behind: no objects in the card or in ib_core.
 # (the card's listings: present, readable, holding only what the MAD layer

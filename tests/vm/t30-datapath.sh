@@ -147,12 +147,17 @@ perftest ib_atomic_bw 1000 ib_atomic_bw
 perftest ib_write_lat 1000 ib_write_lat
 perftest ib_send_lat 1000 ib_send_lat
 perftest ib_read_lat 1000 ib_read_lat
-# long runs: every queue counter and the WQE index wrap past 65536
-perftest ib_write_bw-200k 200000 ib_write_bw -s 64 -n 200000
+# long runs: every queue counter and the WQE index wrap past 65536. On
+# the debug kernel debug_trim keeps the send (its SQ, RQ and both CQs
+# wrap) and leaves out the other four (about 150 s there): the wraps are
+# the rings', not the opcodes'.
 perftest ib_send_bw-200k 200000 ib_send_bw -s 64 -n 200000
-perftest ib_read_bw-150k 150000 ib_read_bw -s 64 -n 150000
-perftest ib_atomic_bw-150k 150000 ib_atomic_bw -n 150000
-perftest ib_read_lat-100k 100000 ib_read_lat -n 100000
+if ! debug_trim; then
+	perftest ib_write_bw-200k 200000 ib_write_bw -s 64 -n 200000
+	perftest ib_read_bw-150k 150000 ib_read_bw -s 64 -n 150000
+	perftest ib_atomic_bw-150k 150000 ib_atomic_bw -n 150000
+	perftest ib_read_lat-100k 100000 ib_read_lat -n 100000
+fi
 
 # No system call per post while the engine is busy: the application runs
 # on CPU 0 (the server waits for completion events, the client busy-polls)
@@ -201,77 +206,81 @@ strace_calls() {
 # is measured once more, and the check fails when both are over: a run
 # whose posts ring fails twice, a host that took the CPUs away for a
 # while does not fail it.
-clog=$LOGS/$GROUP.strace.client.log
-logmap syscalls-far-fewer-than-iterations "$clog"
-: > "$clog"
-engine=$(pgrep -f 'softhca\..*-engine')
-taskset -pc 1 "$engine" >>"$clog" 2>&1
-# strace_run <iterations>: a pingpong of that many with the client under
-# strace -c; its count on stdout, or nothing when a side failed
-strace_run() {
-	local n=$1 st=$LOGS/$GROUP.strace-$1.txt srv rc src
-	taskset -c 0 timeout 300 ibv_rc_pingpong -d softhca0 -g "$gid" -e -n "$n" \
-		>"$LOGS/$GROUP.strace-$n.server.log" 2>&1 &
-	srv=$!
-	if wait_listen $srv $PORT 2>>"$clog"; then
-		taskset -c 0 timeout 300 strace -c -f -o "$st" \
-			ibv_rc_pingpong -d softhca0 -g "$gid" -n "$n" 127.0.0.1 \
-			>>"$clog" 2>&1
-		rc=$?
+# On the debug kernel debug_trim leaves it out: the check is the
+# provider's (user space), and there it cost about 120 s of the boot.
+if ! debug_trim; then
+	clog=$LOGS/$GROUP.strace.client.log
+	logmap syscalls-far-fewer-than-iterations "$clog"
+	: > "$clog"
+	engine=$(pgrep -f 'softhca\..*-engine')
+	taskset -pc 1 "$engine" >>"$clog" 2>&1
+	# strace_run <iterations>: a pingpong of that many with the client under
+	# strace -c; its count on stdout, or nothing when a side failed
+	strace_run() {
+		local n=$1 st=$LOGS/$GROUP.strace-$1.txt srv rc src
+		taskset -c 0 timeout 300 ibv_rc_pingpong -d softhca0 -g "$gid" -e -n "$n" \
+			>"$LOGS/$GROUP.strace-$n.server.log" 2>&1 &
+		srv=$!
+		if wait_listen $srv $PORT 2>>"$clog"; then
+			taskset -c 0 timeout 300 strace -c -f -o "$st" \
+				ibv_rc_pingpong -d softhca0 -g "$gid" -n "$n" 127.0.0.1 \
+				>>"$clog" 2>&1
+			rc=$?
+		else
+			rc=125
+			kill $srv 2>/dev/null
+		fi
+		wait $srv
+		src=$?
+		echo "$n iterations: client exit $rc (strace's: the client's), server exit $src, client system calls $(strace_calls "$st" total || echo none)" >> "$clog"
+		[ $rc -eq 0 ] && [ $src -eq 0 ] && strace_calls "$st" total
+	}
+	# Under strace each doorbell costs the client about 80 us, which spaces
+	# them wider than engine_poll_gap_us: the engine would take the pingpong
+	# for a latency-bound exchange and leave each post to its doorbell. The
+	# gap is widened for these runs, so the engine polls as it does for this
+	# pingpong without strace (a round trip of a few microseconds). On
+	# Debian's kernel the engine's own poll window and back-off are left as
+	# they are: the check also says they keep it polling through a busy
+	# pingpong. On the debug kernel they are widened too: a round trip takes
+	# about 3.5 ms there, longer than the 1 ms the engine polls after its
+	# last work, and the debug kernel's own threads (kmemleak's scan, its
+	# workers) take turns on CPU 1, where each turn would leave the engine
+	# asleep for engine_backoff_us; either way each post rang for itself
+	# (8103 calls). What is checked there is the provider: while the engine
+	# polls, a post is no call.
+	engine_params="engine_poll_gap_us=1000000"
+	on_debug_kernel && engine_params+=" engine_spin_us=1000000 engine_backoff_us=0"
+	saved=
+	for p in $engine_params; do
+		f=/sys/module/softhca/parameters/${p%%=*}
+		saved+=" ${p%%=*}=$(cat "$f")"
+		echo "${p#*=}" > "$f"
+	done
+	limit=2000
+	echo "limit: $limit" >> "$clog"
+	counts= ok=0
+	for try in 1 2; do
+		calls=$(strace_run 10000)
+		base=$(strace_run 10)
+		echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
+		counts+="${counts:+, then }${calls:-none} - ${base:-none}"
+		# both runs went to the end (a run that failed is not measured
+		# again) and strace counted
+		[ -n "$calls" ] && [ -n "$base" ] &&
+			[ "$(grep -c 'iters in' "$clog")" -eq $((2 * try)) ] || break
+		[ $((calls - base)) -lt $limit ] && { ok=1; break; }
+		[ $try -eq 1 ] && echo "over the limit: measured once more" >> "$clog"
+	done
+	for p in $saved; do
+		echo "${p#*=}" > "/sys/module/softhca/parameters/${p%%=*}"
+	done
+	taskset -pc "0-$(($(nproc) - 1))" "$engine" >>"$clog" 2>&1
+	if [ $ok -eq 1 ]; then
+		pass syscalls-far-fewer-than-iterations
 	else
-		rc=125
-		kill $srv 2>/dev/null
+		fail syscalls-far-fewer-than-iterations "calls $counts (limit $limit)"
 	fi
-	wait $srv
-	src=$?
-	echo "$n iterations: client exit $rc (strace's: the client's), server exit $src, client system calls $(strace_calls "$st" total || echo none)" >> "$clog"
-	[ $rc -eq 0 ] && [ $src -eq 0 ] && strace_calls "$st" total
-}
-# Under strace each doorbell costs the client about 80 us, which spaces
-# them wider than engine_poll_gap_us: the engine would take the pingpong
-# for a latency-bound exchange and leave each post to its doorbell. The
-# gap is widened for these runs, so the engine polls as it does for this
-# pingpong without strace (a round trip of a few microseconds). On
-# Debian's kernel the engine's own poll window and back-off are left as
-# they are: the check also says they keep it polling through a busy
-# pingpong. On the debug kernel they are widened too: a round trip takes
-# about 3.5 ms there, longer than the 1 ms the engine polls after its
-# last work, and the debug kernel's own threads (kmemleak's scan, its
-# workers) take turns on CPU 1, where each turn would leave the engine
-# asleep for engine_backoff_us; either way each post rang for itself
-# (8103 calls). What is checked there is the provider: while the engine
-# polls, a post is no call.
-engine_params="engine_poll_gap_us=1000000"
-on_debug_kernel && engine_params+=" engine_spin_us=1000000 engine_backoff_us=0"
-saved=
-for p in $engine_params; do
-	f=/sys/module/softhca/parameters/${p%%=*}
-	saved+=" ${p%%=*}=$(cat "$f")"
-	echo "${p#*=}" > "$f"
-done
-limit=2000
-echo "limit: $limit" >> "$clog"
-counts= ok=0
-for try in 1 2; do
-	calls=$(strace_run 10000)
-	base=$(strace_run 10)
-	echo "system calls of 9990 iterations: ${calls:-none} - ${base:-none}" >> "$clog"
-	counts+="${counts:+, then }${calls:-none} - ${base:-none}"
-	# both runs went to the end (a run that failed is not measured
-	# again) and strace counted
-	[ -n "$calls" ] && [ -n "$base" ] &&
-		[ "$(grep -c 'iters in' "$clog")" -eq $((2 * try)) ] || break
-	[ $((calls - base)) -lt $limit ] && { ok=1; break; }
-	[ $try -eq 1 ] && echo "over the limit: measured once more" >> "$clog"
-done
-for p in $saved; do
-	echo "${p#*=}" > "/sys/module/softhca/parameters/${p%%=*}"
-done
-taskset -pc "0-$(($(nproc) - 1))" "$engine" >>"$clog" 2>&1
-if [ $ok -eq 1 ]; then
-	pass syscalls-far-fewer-than-iterations
-else
-	fail syscalls-far-fewer-than-iterations "calls $counts (limit $limit)"
 fi
 
 # The wake-up calls do wake the card: with engine_spin_us=0 the engine

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# vm-kernels: debian debug
+# vm-kernels: debian
 # rdma-core's own test suite (pyverbs, python3-pyverbs 44) on softhca0
 # (issue 10), on a veth of its own with an IPv4 address (the suite's
 # rdma_cm tests use the netdev's first address): it must end with no
