@@ -48,7 +48,7 @@ check_tool "$T" softhca0 mmap
 check_tool "$T" softhca0 restrack
 check_tool "$T" softhca0 cmd-irq 50
 # the card's own PD limit, reported as max_pd, holds exactly (65534 PDs:
-# 18 s on Debian's kernel, about 250 s on the debug kernel, where
+# 18 s on Debian's kernel, about 200 s on the debug kernel, where
 # debug_trim leaves it out: the card's table end is reached on Debian's
 # kernels only; on the debug kernel t40 runs a PD count into the rdma
 # cgroup's limit, ib_core's charge)

@@ -214,7 +214,7 @@ perftest ib_send_lat-ud tcp ib_send_lat -c UD -n $ITERS
 perftest ib_send_bw-ud tcp ib_send_bw -c UD -n $ITERS
 perftest ib_send_lat-rdma-cm cm ib_send_lat -R -n $ITERS
 # the same connection over rdma_cm for each opcode: on the debug kernel
-# debug_trim leaves these five out (about 75 s there); t30 runs each
+# debug_trim leaves these five out (about 50 s there); t30 runs each
 # opcode there, and the connection is send_lat's
 if ! debug_trim; then
 	perftest ib_send_bw-rdma-cm cm ib_send_bw -R -n $ITERS
